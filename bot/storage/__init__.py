@@ -1,0 +1,32 @@
+"""All SQL lives in this package. `Storage` bundles the stores over one database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .answers import AnswerStore
+from .db import Database
+from .guilds import GuildSettingsStore, MetaStore
+from .posts import Post, PostStore
+from .standings import MemberStats, RankedScore, Standings
+from .test_runs import TestRun, TestRunStore
+
+__all__ = ["Storage", "Database", "Post", "TestRun", "RankedScore", "MemberStats"]
+
+
+class Storage:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.posts = PostStore(db)
+        self.answers = AnswerStore(db)
+        self.standings = Standings(db)
+        self.test_runs = TestRunStore(db)
+        self.guilds = GuildSettingsStore(db)
+        self.meta = MetaStore(db)
+
+    @classmethod
+    async def open(cls, path: Path | str) -> Storage:
+        return cls(await Database.open(path))
+
+    async def close(self) -> None:
+        await self.db.close()

@@ -1,0 +1,53 @@
+"""Keeps a post's "N answered" line current without an edit per click.
+
+The first click on a post schedules one edit `interval` seconds later; clicks in between
+ride along with it, so a busy post is edited at most once per interval, far below
+Discord's per-channel edit limit. The count is read from the database when the edit
+goes out, so nothing is kept in memory but the set of posts waiting for an edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger(__name__)
+
+
+class CoalescedEdits:
+    def __init__(self, edit: Callable[[int], Awaitable[None]], interval: float) -> None:
+        self._edit = edit
+        self.interval = interval
+        self._pending: dict[int, asyncio.Task[None]] = {}
+
+    def touch(self, post_id: int) -> None:
+        """Note that a post changed; its edit goes out within `interval` seconds."""
+        if post_id not in self._pending:
+            self._pending[post_id] = asyncio.create_task(self._run(post_id))
+
+    async def _run(self, post_id: int) -> None:
+        try:
+            await asyncio.sleep(self.interval)
+        finally:
+            # Clicks from here on schedule the next edit; this one reads the count after.
+            self._pending.pop(post_id, None)
+        try:
+            await self._edit(post_id)
+        except Exception:
+            log.warning("could not update the answer count of post %s", post_id, exc_info=True)
+
+    async def flush(self) -> None:
+        """Send every pending edit now instead of waiting (at shutdown)."""
+        pending = dict(self._pending)
+        for task in pending.values():
+            task.cancel()
+        await asyncio.gather(*pending.values(), return_exceptions=True)
+        for post_id in pending:
+            try:
+                await self._edit(post_id)
+            except Exception:
+                log.warning("could not update the answer count of post %s", post_id, exc_info=True)
+
+    def pending(self) -> set[int]:
+        return set(self._pending)

@@ -1,0 +1,254 @@
+"""The quiz as the Discord glue sees it: one call per user action.
+
+`QuizService` joins the domain rules (`bot.quiz`) to storage (`bot.storage`). It knows
+nothing of Discord: the cogs read ids and locales off an interaction, call a method here
+and render what comes back. The clock and the random source are passed in.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.quiz.model import Bank, Lang, Question, lang_for_locale
+from bot.quiz.periods import Period, period_start
+from bot.quiz.picking import pick_question, shuffled_order
+from bot.quiz.scoring import AnswerResult, weakest_topics
+from bot.quiz.testrun import TestAnswer, plan_test, test_score
+from bot.storage import MemberStats, Post, RankedScore, Storage, TestRun
+
+Clock = Callable[[], datetime]
+
+#: How many recent posts of a server to avoid repeating.
+RECENT_WINDOW = 20
+LEADERBOARD_PAGE = 10
+
+
+class QuizError(Exception):
+    """A user action that cannot be done; `key` names the message in bot.i18n."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+def to_ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class PostAnswer:
+    post: Post
+    question: Question
+    result: AnswerResult | None  # None when the post had closed
+    closed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TestStep:
+    run: TestRun
+    result: AnswerResult
+    question: Question
+    #: The next question and its position, or None when the run is over.
+    next_position: int | None
+    summary: list[TestAnswer] | None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    period: Period
+    page: int
+    pages: int
+    total: int
+    rows: list[RankedScore]
+    caller: RankedScore | None  # the caller's own row when not on this page
+
+
+@dataclass(frozen=True, slots=True)
+class StatsReport:
+    stats: MemberStats
+    weakest: list[str]
+
+
+class QuizService:
+    def __init__(self, bank: Bank, storage: Storage, clock: Clock, rng: random.Random) -> None:
+        self.bank = bank
+        self.storage = storage
+        self.clock = clock
+        self.rng = rng
+
+    def now_ms(self) -> int:
+        return to_ms(self.clock())
+
+    # -- posts -----------------------------------------------------------------------
+
+    async def post_language(self, guild_id: int, guild_locale: str | None) -> Lang:
+        """The server's chosen language for public posts, else its preferred locale's."""
+        chosen = await self.storage.guilds.language(guild_id)
+        if chosen in ("tr", "en"):
+            return chosen  # type: ignore[return-value]
+        return lang_for_locale(guild_locale)
+
+    async def new_post(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        language: Lang,
+        topic: str | None = None,
+        kind: str = "question",
+        question: Question | None = None,
+        closes_at: int | None = None,
+    ) -> tuple[Post, Question]:
+        """Choose a question (unless given) and a choice order, and record the post."""
+        if topic is not None and topic not in self.bank.topics():
+            raise QuizError("unknown_topic", topic=topic, topics=", ".join(self.bank.topics()))
+        if question is None:
+            recent = await self.storage.posts.recent_question_ids(guild_id, RECENT_WINDOW)
+            question = pick_question(self.bank, self.rng, topic=topic, recent=recent)
+        post = await self.storage.posts.create(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            question_id=question.id,
+            order=shuffled_order(len(question.choices), self.rng),
+            language=language,
+            now_ms=self.now_ms(),
+            kind=kind,
+            closes_at=closes_at,
+        )
+        return post, question
+
+    async def attach_message(self, post_id: int, message_id: int) -> None:
+        await self.storage.posts.set_message(post_id, message_id)
+
+    async def discard_post(self, post_id: int) -> None:
+        """Forget a post whose message never reached Discord."""
+        await self.storage.posts.delete(post_id)
+
+    async def post_for_render(self, post_id: int) -> tuple[Post, Question] | None:
+        post = await self.storage.posts.get(post_id)
+        if post is None or post.question_id not in self.bank:
+            return None
+        return post, self.bank[post.question_id]
+
+    async def load_post(self, post_id: int, guild_id: int) -> tuple[Post, Question]:
+        post = await self.storage.posts.get(post_id)
+        # A post of another server is treated as unknown: one server never sees another's.
+        if post is None or post.guild_id != guild_id:
+            raise QuizError("unknown_post")
+        question = self.bank.get(post.question_id)
+        if question is None:
+            raise QuizError("question_removed", question_id=post.question_id)
+        return post, question
+
+    async def answer_post(
+        self, *, post_id: int, guild_id: int, user_id: int, name: str, choice_index: int
+    ) -> PostAnswer:
+        post, question = await self.load_post(post_id, guild_id)
+        if not 0 <= choice_index < len(question.choices):
+            raise QuizError("bad_choice")
+        if post.closed_at is not None:
+            return PostAnswer(post, question, None, closed=True)
+        result = await self.storage.answers.record(
+            guild_id=guild_id,
+            user_id=user_id,
+            name=name,
+            question=question,
+            choice_index=choice_index,
+            now_ms=self.now_ms(),
+            post_id=post_id,
+        )
+        return PostAnswer(post, question, result)
+
+    # -- the personal test -----------------------------------------------------------
+
+    async def start_test(self, *, guild_id: int, user_id: int) -> tuple[TestRun, Question]:
+        plan = plan_test(self.bank, self.rng)
+        run = await self.storage.test_runs.create(
+            guild_id=guild_id,
+            user_id=user_id,
+            question_ids=plan.question_ids,
+            orders=plan.orders,
+            now_ms=self.now_ms(),
+        )
+        return run, self.bank[run.question_ids[0]]
+
+    async def load_test(self, run_id: int, guild_id: int, user_id: int) -> TestRun:
+        run = await self.storage.test_runs.get(run_id)
+        if run is None or run.guild_id != guild_id:
+            raise QuizError("unknown_test")
+        if run.user_id != user_id:
+            raise QuizError("not_your_test")
+        return run
+
+    async def answer_test(
+        self,
+        *,
+        run_id: int,
+        guild_id: int,
+        user_id: int,
+        name: str,
+        position: int,
+        choice_index: int,
+    ) -> TestStep:
+        run = await self.load_test(run_id, guild_id, user_id)
+        if not 0 <= position < len(run.question_ids):
+            raise QuizError("bad_choice")
+        question = self.bank.get(run.question_ids[position])
+        if question is None:
+            raise QuizError("question_removed", question_id=run.question_ids[position])
+        if not 0 <= choice_index < len(question.choices):
+            raise QuizError("bad_choice")
+        result = await self.storage.answers.record(
+            guild_id=guild_id,
+            user_id=user_id,
+            name=name,
+            question=question,
+            choice_index=choice_index,
+            now_ms=self.now_ms(),
+            test_run_id=run_id,
+        )
+        answered = await self.storage.test_runs.answers(run_id)
+        remaining = [i for i, qid in enumerate(run.question_ids) if qid not in answered]
+        if remaining:
+            later = [i for i in remaining if i > position]
+            return TestStep(run, result, question, (later or remaining)[0], None)
+        summary = self.test_summary(run, answered)
+        right, _ = test_score(summary)
+        await self.storage.test_runs.finish(run_id, score=right, now_ms=self.now_ms())
+        return TestStep(run, result, question, None, summary)
+
+    def test_summary(self, run: TestRun, answered: dict[str, int]) -> list[TestAnswer]:
+        return [
+            TestAnswer(self.bank[qid], order, answered.get(qid))
+            for qid, order in zip(run.question_ids, run.orders, strict=True)
+            if qid in self.bank
+        ]
+
+    # -- standings -------------------------------------------------------------------
+
+    async def leaderboard(
+        self, *, guild_id: int, user_id: int, period: Period, page: int
+    ) -> LeaderboardPage:
+        start = period_start(period, self.clock())
+        since = to_ms(start) if start else None
+        _, total = await self.storage.standings.page(guild_id, since, offset=0, limit=0)
+        pages = max(1, -(-total // LEADERBOARD_PAGE))
+        page = min(max(page, 0), pages - 1)
+        rows, total = await self.storage.standings.page(
+            guild_id, since, offset=page * LEADERBOARD_PAGE, limit=LEADERBOARD_PAGE
+        )
+        caller = None
+        if all(r.score.user_id != user_id for r in rows):
+            found = await self.storage.standings.position(guild_id, user_id, since)
+            caller = found[0] if found else None
+        return LeaderboardPage(period, page, pages, total, rows, caller)
+
+    async def stats(self, *, guild_id: int, user_id: int) -> StatsReport | None:
+        stats = await self.storage.standings.member_stats(guild_id, user_id)
+        if stats is None:
+            return None
+        return StatsReport(stats, weakest_topics(stats.per_topic))

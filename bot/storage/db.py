@@ -1,0 +1,108 @@
+"""The SQLite database: one file, WAL, numbered migrations applied at open.
+
+One aiosqlite connection serves the whole bot. Writes go through `transaction()`, which
+holds an asyncio lock for the whole BEGIN IMMEDIATE..COMMIT, so statements of two
+coroutines never interleave inside one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+#: How long a write waits for another process's lock (a backup, say) before failing.
+BUSY_TIMEOUT_MS = 30_000
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every bundled migration, in order."""
+    found = []
+    for entry in resources.files("bot.storage").joinpath("migrations").iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+    found.sort()
+    versions = [v for v, _, _ in found]
+    if versions != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"migrations must be numbered 0001, 0002, ... without gaps: {versions}")
+    return found
+
+
+class Database:
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path | str) -> Database:
+        path = Path(path)
+        if str(path) != ":memory:":
+            path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(path, isolation_level=None)
+        conn.row_factory = aiosqlite.Row
+        db = cls(conn, path)
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await db.migrate()
+        except BaseException:
+            await conn.close()
+            raise
+        return db
+
+    async def close(self) -> None:
+        async with self._write_lock:
+            await self.conn.close()
+
+    async def schema_version(self) -> int:
+        async with self.conn.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def migrate(self) -> list[str]:
+        """Apply every migration newer than the file's user_version; return their names."""
+        current = await self.schema_version()
+        applied = []
+        for version, name, sql in migrations():
+            if version <= current:
+                continue
+            log.info("applying migration %s", name)
+            async with self.transaction() as conn:
+                # executescript would COMMIT on its own; run statement by statement instead.
+                for statement in _split_sql(sql):
+                    await conn.execute(statement)
+                await conn.execute(f"PRAGMA user_version = {version:d}")
+            applied.append(name)
+        return applied
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """BEGIN IMMEDIATE .. COMMIT (ROLLBACK on error), serialised within this process."""
+        async with self._write_lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                await self.conn.execute("ROLLBACK")
+                raise
+            else:
+                await self.conn.execute("COMMIT")
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements (our migrations hold no ';' inside literals)."""
+    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

@@ -1,0 +1,79 @@
+"""Personal test runs: the plan chosen at start, and the score at the end."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .db import Database
+
+
+@dataclass(frozen=True, slots=True)
+class TestRun:
+    id: int
+    guild_id: int
+    user_id: int
+    question_ids: tuple[str, ...]
+    orders: tuple[tuple[int, ...], ...]
+    started_at: int
+    finished_at: int | None
+    score: int | None
+
+
+class TestRunStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_ids: tuple[str, ...],
+        orders: tuple[tuple[int, ...], ...],
+        now_ms: int,
+    ) -> TestRun:
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "INSERT INTO test_runs (guild_id, user_id, question_ids, orders, started_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (guild_id, user_id, json.dumps(question_ids), json.dumps(orders), now_ms),
+            )
+            run_id = int(cur.lastrowid or 0)
+        run = await self.get(run_id)
+        assert run is not None
+        return run
+
+    async def get(self, run_id: int) -> TestRun | None:
+        async with self.db.conn.execute(
+            "SELECT id, guild_id, user_id, question_ids, orders, started_at, finished_at, score"
+            " FROM test_runs WHERE id = ?",
+            (run_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return TestRun(
+            id=row[0],
+            guild_id=row[1],
+            user_id=row[2],
+            question_ids=tuple(json.loads(row[3])),
+            orders=tuple(tuple(o) for o in json.loads(row[4])),
+            started_at=row[5],
+            finished_at=row[6],
+            score=row[7],
+        )
+
+    async def answers(self, run_id: int) -> dict[str, int]:
+        """question id -> chosen choice index, for the questions answered so far."""
+        async with self.db.conn.execute(
+            "SELECT question_id, choice_index FROM answers WHERE test_run_id = ?", (run_id,)
+        ) as cur:
+            return {qid: int(choice) for qid, choice in await cur.fetchall()}
+
+    async def finish(self, run_id: int, *, score: int, now_ms: int) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE test_runs SET finished_at = ?, score = ? WHERE id = ? AND finished_at IS NULL",
+                (now_ms, score, run_id),
+            )

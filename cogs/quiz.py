@@ -1,0 +1,433 @@
+"""`/tpquiz` commands and the buttons on their messages: glue only.
+
+Each handler reads the interaction, calls `bot.service`, and renders the result. The
+buttons are `DynamicItem`s whose custom_id carries all the state a click needs (post id
+and choice, or test run, position and choice), so they keep working after a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import render
+from bot.deadlines import reply, update, within_deadline
+from bot.i18n import t
+from bot.post_updates import CoalescedEdits
+from bot.quiz.model import LETTERS, TOPICS, Lang, lang_for_locale
+from bot.quiz.periods import Period
+from bot.service import QuizError
+
+if TYPE_CHECKING:
+    from bot.client import TPQuizBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[Any]
+
+
+def _bot(interaction: Interaction) -> TPQuizBot:
+    return cast("TPQuizBot", interaction.client)
+
+
+def _user_lang(interaction: Interaction) -> Lang:
+    return lang_for_locale(str(interaction.locale))
+
+
+def _name(interaction: Interaction) -> str:
+    return interaction.user.display_name
+
+
+async def _report(interaction: Interaction, exc: Exception) -> None:
+    """Tell the member what went wrong, ephemerally; never raise from here."""
+    lang = _user_lang(interaction)
+    if isinstance(exc, QuizError):
+        text = t(exc.key, lang, **exc.params)
+    else:
+        log.error("interaction %s failed", interaction.id, exc_info=exc)
+        text = t("internal_error", lang)
+    try:
+        await reply(interaction, content=text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not report an error for interaction %s", interaction.id, exc_info=True)
+
+
+# -- buttons ---------------------------------------------------------------------------
+
+
+class AnswerButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"tpq:a:(?P<post>[0-9]{1,19}):(?P<choice>[0-9])",
+):
+    """A lettered answer button on a question post."""
+
+    def __init__(self, post_id: int, choice_index: int, letter: str = "?") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=letter,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"tpq:a:{post_id}:{choice_index}",
+            )
+        )
+        self.post_id = post_id
+        self.choice_index = choice_index
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> AnswerButton:
+        return cls(int(match["post"]), int(match["choice"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        await answer_post(interaction, self.post_id, self.choice_index)
+
+
+class TestButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"tpq:t:(?P<run>[0-9]{1,19}):(?P<pos>[0-9]{1,2}):(?P<choice>[0-9])",
+):
+    """An answer button in a member's personal test."""
+
+    def __init__(self, run_id: int, position: int, choice_index: int, letter: str = "?") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=letter,
+                style=discord.ButtonStyle.primary,
+                custom_id=f"tpq:t:{run_id}:{position}:{choice_index}",
+            )
+        )
+        self.run_id = run_id
+        self.position = position
+        self.choice_index = choice_index
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> TestButton:
+        return cls(int(match["run"]), int(match["pos"]), int(match["choice"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        await answer_test(interaction, self.run_id, self.position, self.choice_index)
+
+
+class LeaderboardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"tpq:lb:(?P<period>week|month|all):(?P<page>[0-9]{1,6}):(?P<dir>prev|next)",
+):
+    """Previous/Next on a leaderboard; the page to show is in the custom_id."""
+
+    def __init__(
+        self, period: Period, page: int, direction: str, label: str = "", disabled: bool = False
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label or direction,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"tpq:lb:{period}:{page}:{direction}",
+                disabled=disabled,
+            )
+        )
+        self.period: Period = period
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> LeaderboardButton:
+        return cls(cast(Period, match["period"]), int(match["page"]), match["dir"])
+
+    async def callback(self, interaction: Interaction) -> None:
+        await show_leaderboard(interaction, self.period, self.page, edit=True)
+
+
+def answer_view(post_id: int, order: tuple[int, ...]) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for pos, choice_index in enumerate(order):
+        view.add_item(AnswerButton(post_id, choice_index, LETTERS[pos]))
+    return view
+
+
+def test_view(run_id: int, position: int, order: tuple[int, ...]) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for pos, choice_index in enumerate(order):
+        view.add_item(TestButton(run_id, position, choice_index, LETTERS[pos]))
+    return view
+
+
+def leaderboard_view(period: Period, page: int, pages: int, lang: Lang) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        LeaderboardButton(period, max(page - 1, 0), "prev", t("previous", lang), disabled=page <= 0)
+    )
+    view.add_item(
+        LeaderboardButton(
+            period, min(page + 1, pages - 1), "next", t("next", lang), disabled=page >= pages - 1
+        )
+    )
+    return view
+
+
+# -- handlers --------------------------------------------------------------------------
+
+
+async def answer_post(interaction: Interaction, post_id: int, choice_index: int) -> None:
+    bot = _bot(interaction)
+    lang = _user_lang(interaction)
+    try:
+        if interaction.guild_id is None:
+            raise QuizError("guild_only")
+        outcome = await within_deadline(
+            interaction,
+            bot.service.answer_post(
+                post_id=post_id,
+                guild_id=interaction.guild_id,
+                user_id=interaction.user.id,
+                name=_name(interaction),
+                choice_index=choice_index,
+            ),
+            ephemeral=True,
+        )
+    except Exception as exc:
+        await _report(interaction, exc)
+        return
+    post, question = outcome.post, outcome.question
+    if outcome.result is None:
+        embed = render.closed_embed(question, post.order, lang)
+    else:
+        embed = render.answer_embed(question, post.order, outcome.result, lang)
+        if not outcome.result.duplicate and bot.count_edits is not None:
+            bot.count_edits.touch(post.id)
+    try:
+        await reply(interaction, embed=embed, ephemeral=True)
+    except discord.HTTPException:
+        # The answer is committed; only the message was lost.
+        log.warning("could not send the answer reply for post %s", post_id, exc_info=True)
+
+
+async def answer_test(
+    interaction: Interaction, run_id: int, position: int, choice_index: int
+) -> None:
+    bot = _bot(interaction)
+    lang = _user_lang(interaction)
+    try:
+        if interaction.guild_id is None:
+            raise QuizError("guild_only")
+        step = await within_deadline(
+            interaction,
+            bot.service.answer_test(
+                run_id=run_id,
+                guild_id=interaction.guild_id,
+                user_id=interaction.user.id,
+                name=_name(interaction),
+                position=position,
+                choice_index=choice_index,
+            ),
+            ephemeral=True,
+            update=True,
+        )
+    except Exception as exc:
+        await _report(interaction, exc)
+        return
+    try:
+        if step.summary is not None:
+            await update(
+                interaction, embeds=render.test_summary_embeds(step.summary, lang), view=None
+            )
+            return
+        assert step.next_position is not None
+        nxt = step.next_position
+        question = bot.bank[step.run.question_ids[nxt]]
+        order = step.run.orders[nxt]
+        embed = render.test_question_embed(
+            question,
+            order,
+            lang,
+            position=nxt,
+            total=len(step.run.question_ids),
+            last_correct=step.result.correct,
+        )
+        await update(interaction, embed=embed, view=test_view(run_id, nxt, order))
+    except discord.HTTPException:
+        log.warning("could not show the next test step of run %s", run_id, exc_info=True)
+
+
+async def show_leaderboard(
+    interaction: Interaction, period: Period, page: int, *, edit: bool
+) -> None:
+    bot = _bot(interaction)
+    lang = _user_lang(interaction)
+    try:
+        if interaction.guild_id is None:
+            raise QuizError("guild_only")
+        board = await within_deadline(
+            interaction,
+            bot.service.leaderboard(
+                guild_id=interaction.guild_id, user_id=interaction.user.id, period=period, page=page
+            ),
+            ephemeral=False,
+            update=edit,
+        )
+    except Exception as exc:
+        await _report(interaction, exc)
+        return
+    embed = render.leaderboard_embed(board, lang)
+    view = leaderboard_view(period, board.page, board.pages, lang)
+    if edit:
+        await update(interaction, embed=embed, view=view)
+    else:
+        await reply(interaction, embed=embed, view=view)
+
+
+# -- the cog ---------------------------------------------------------------------------
+
+_TOPIC_CHOICES = [app_commands.Choice(name=topic, value=topic) for topic in TOPICS]
+_PERIOD_CHOICES = [
+    app_commands.Choice(name=app_commands.locale_str(p), value=p) for p in ("week", "month", "all")
+]
+
+
+@app_commands.guild_only()
+class QuizCog(
+    commands.GroupCog,
+    group_name="tpquiz",
+    group_description=app_commands.locale_str("Tensor parallelism quiz"),
+):
+    def __init__(self, bot: TPQuizBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(
+        name=app_commands.locale_str("question"),
+        description=app_commands.locale_str(
+            "Post a tensor parallelism question with answer buttons"
+        ),
+    )
+    @app_commands.describe(topic=app_commands.locale_str("Only questions of this topic"))
+    @app_commands.rename(topic=app_commands.locale_str("topic"))
+    @app_commands.choices(topic=_TOPIC_CHOICES)
+    async def question(
+        self, interaction: Interaction, topic: app_commands.Choice[str] | None = None
+    ) -> None:
+        service = self.bot.service
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        try:
+            language = await service.post_language(
+                interaction.guild_id, str(interaction.guild_locale)
+            )
+            post, question = await within_deadline(
+                interaction,
+                service.new_post(
+                    guild_id=interaction.guild_id,
+                    channel_id=interaction.channel_id,
+                    language=language,
+                    topic=topic.value if topic else None,
+                ),
+                ephemeral=False,
+            )
+        except Exception as exc:
+            await _report(interaction, exc)
+            return
+        embed = render.question_embed(question, post.order, language)
+        try:
+            message_id = await reply(
+                interaction, embed=embed, view=answer_view(post.id, post.order)
+            )
+        except discord.HTTPException:
+            await service.discard_post(post.id)
+            raise
+        if message_id is not None:
+            await service.attach_message(post.id, message_id)
+
+    @app_commands.command(
+        name=app_commands.locale_str("test"),
+        description=app_commands.locale_str(
+            "Take the whole starting quiz privately, with answers at the end"
+        ),
+    )
+    async def test(self, interaction: Interaction) -> None:
+        assert interaction.guild_id is not None
+        lang = _user_lang(interaction)
+        try:
+            run, question = await within_deadline(
+                interaction,
+                self.bot.service.start_test(
+                    guild_id=interaction.guild_id, user_id=interaction.user.id
+                ),
+                ephemeral=True,
+            )
+        except Exception as exc:
+            await _report(interaction, exc)
+            return
+        embed = render.test_question_embed(
+            question, run.orders[0], lang, position=0, total=len(run.question_ids)
+        )
+        await reply(
+            interaction, embed=embed, view=test_view(run.id, 0, run.orders[0]), ephemeral=True
+        )
+
+    @app_commands.command(
+        name=app_commands.locale_str("leaderboard"),
+        description=app_commands.locale_str("This server's top members"),
+    )
+    @app_commands.describe(period=app_commands.locale_str("Which period to rank"))
+    @app_commands.rename(period=app_commands.locale_str("period"))
+    @app_commands.choices(period=_PERIOD_CHOICES)
+    async def leaderboard(
+        self, interaction: Interaction, period: app_commands.Choice[str] | None = None
+    ) -> None:
+        chosen = cast(Period, period.value if period else "all")
+        await show_leaderboard(interaction, chosen, 0, edit=False)
+
+    @app_commands.command(
+        name=app_commands.locale_str("stats"),
+        description=app_commands.locale_str("Points, accuracy, streaks and weakest topics"),
+    )
+    @app_commands.describe(member=app_commands.locale_str("Whose statistics (default: you)"))
+    @app_commands.rename(member=app_commands.locale_str("member"))
+    async def stats(self, interaction: Interaction, member: discord.Member | None = None) -> None:
+        assert interaction.guild_id is not None
+        lang = _user_lang(interaction)
+        target = member or interaction.user
+        try:
+            report = await within_deadline(
+                interaction,
+                self.bot.service.stats(guild_id=interaction.guild_id, user_id=target.id),
+                ephemeral=True,
+            )
+        except Exception as exc:
+            await _report(interaction, exc)
+            return
+        await reply(
+            interaction, embed=render.stats_embed(target.display_name, report, lang), ephemeral=True
+        )
+
+    async def cog_app_command_error(
+        self, interaction: Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await _report(interaction, getattr(error, "original", error))
+
+
+async def _edit_count(bot: TPQuizBot, post_id: int) -> None:
+    """Re-render a post with its current answer count (called by CoalescedEdits)."""
+    found = await bot.service.post_for_render(post_id)
+    if found is None:
+        return
+    post, question = found
+    if post.message_id is None or post.closed_at is not None:
+        return
+    embed = render.post_embed(post, question)
+    message = bot.get_partial_messageable(post.channel_id).get_partial_message(post.message_id)
+    await message.edit(embed=embed)
+
+
+async def setup(bot: TPQuizBot) -> None:
+    bot.add_dynamic_items(AnswerButton, TestButton, LeaderboardButton)
+    bot.count_edits = CoalescedEdits(
+        lambda post_id: _edit_count(bot, post_id), bot.settings.count_edit_interval
+    )
+    await bot.add_cog(QuizCog(bot))

@@ -11,7 +11,7 @@ import discord
 from bot.i18n import t
 from bot.quiz.model import LETTERS, Lang, Question
 from bot.quiz.scoring import AnswerResult, MemberScore
-from bot.quiz.testrun import TestAnswer, test_score
+from bot.quiz.testrun import TestAnswer, score_run
 from bot.service import LeaderboardPage, StatsReport
 from bot.storage import Post
 
@@ -154,7 +154,7 @@ def test_summary_embeds(summary: list[TestAnswer], lang: Lang) -> list[discord.E
     One embed per question keeps each under Discord's limits; a message holds up to
     ten embeds, so the score goes in the first one's title.
     """
-    right, total = test_score(summary)
+    right, total = score_run(summary)
     embeds = []
     for i, answer in enumerate(summary):
         q = answer.question

@@ -16,7 +16,7 @@ from bot.quiz.model import Bank, Lang, Question, lang_for_locale
 from bot.quiz.periods import Period, period_start
 from bot.quiz.picking import pick_question, shuffled_order
 from bot.quiz.scoring import AnswerResult, weakest_topics
-from bot.quiz.testrun import TestAnswer, plan_test, test_score
+from bot.quiz.testrun import TestAnswer, plan_test, score_run
 from bot.storage import MemberStats, Post, RankedScore, Storage, TestRun
 
 Clock = Callable[[], datetime]
@@ -49,6 +49,8 @@ class PostAnswer:
 
 @dataclass(frozen=True, slots=True)
 class TestStep:
+    __test__ = False  # not a pytest test class
+
     run: TestRun
     result: AnswerResult
     question: Question
@@ -217,7 +219,7 @@ class QuizService:
             later = [i for i in remaining if i > position]
             return TestStep(run, result, question, (later or remaining)[0], None)
         summary = self.test_summary(run, answered)
-        right, _ = test_score(summary)
+        right, _ = score_run(summary)
         await self.storage.test_runs.finish(run_id, score=right, now_ms=self.now_ms())
         return TestStep(run, result, question, None, summary)
 

@@ -15,6 +15,8 @@ from .picking import shuffled_order
 
 @dataclass(frozen=True, slots=True)
 class TestPlan:
+    __test__ = False  # not a pytest test class
+
     question_ids: tuple[str, ...]
     orders: tuple[tuple[int, ...], ...]
 
@@ -31,6 +33,8 @@ def plan_test(bank: Bank, rng: random.Random, *, tag: str = STARTING_TAG) -> Tes
 
 @dataclass(frozen=True, slots=True)
 class TestAnswer:
+    __test__ = False  # not a pytest test class
+
     question: Question
     order: tuple[int, ...]
     choice_index: int | None  # None: not answered
@@ -40,6 +44,6 @@ class TestAnswer:
         return self.choice_index == self.question.correct_index
 
 
-def test_score(answers: list[TestAnswer]) -> tuple[int, int]:
+def score_run(answers: list[TestAnswer]) -> tuple[int, int]:
     """(right, total) for a finished or partial run."""
     return sum(1 for a in answers if a.correct), len(answers)

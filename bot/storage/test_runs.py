@@ -10,6 +10,8 @@ from .db import Database
 
 @dataclass(frozen=True, slots=True)
 class TestRun:
+    __test__ = False  # not a pytest test class
+
     id: int
     guild_id: int
     user_id: int

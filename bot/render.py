@@ -148,14 +148,24 @@ def test_question_embed(
     return embed
 
 
-def test_summary_embeds(summary: list[TestAnswer], lang: Lang) -> list[discord.Embed]:
+#: Discord's limit on the characters of all embeds in one message together.
+MESSAGE_EMBED_CHARS = 6000
+MESSAGE_EMBEDS = 10
+
+
+def test_summary_messages(summary: list[TestAnswer], lang: Lang) -> list[list[discord.Embed]]:
     """The test's promise: the score, then every question's answer and explanation.
 
-    One embed per question keeps each under Discord's limits; a message holds up to
-    ten embeds, so the score goes in the first one's title.
+    One embed per question; they are packed into as few messages as Discord's limits
+    allow (10 embeds and 6000 characters a message), the score first.
     """
     right, total = score_run(summary)
-    embeds = []
+    header = discord.Embed(
+        title=t("test_done", lang, right=right, total=total),
+        description=t("test_intro", lang),
+        colour=RIGHT_COLOUR if right == total else QUESTION_COLOUR,
+    )
+    embeds = [header]
     for i, answer in enumerate(summary):
         q = answer.question
         mark = "✅" if answer.correct else "❌"
@@ -175,12 +185,23 @@ def test_summary_embeds(summary: list[TestAnswer], lang: Lang) -> list[discord.E
             )
         feedback_fields(embed, q, answer.order, answer.choice_index, lang)
         embeds.append(embed)
-    header = discord.Embed(
-        title=t("test_done", lang, right=right, total=total),
-        description=t("test_intro", lang),
-        colour=RIGHT_COLOUR if right == total else QUESTION_COLOUR,
-    )
-    return [header, *embeds][:10]
+    return pack_embeds(embeds)
+
+
+def pack_embeds(embeds: list[discord.Embed]) -> list[list[discord.Embed]]:
+    """Split embeds into messages that each respect Discord's per-message limits."""
+    messages: list[list[discord.Embed]] = []
+    current: list[discord.Embed] = []
+    size = 0
+    for embed in embeds:
+        if current and (len(current) == MESSAGE_EMBEDS or size + len(embed) > MESSAGE_EMBED_CHARS):
+            messages.append(current)
+            current, size = [], 0
+        current.append(embed)
+        size += len(embed)
+    if current:
+        messages.append(current)
+    return messages
 
 
 def _pct(score: MemberScore) -> int:

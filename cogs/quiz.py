@@ -235,9 +235,10 @@ async def answer_test(
         return
     try:
         if step.summary is not None:
-            await update(
-                interaction, embeds=render.test_summary_embeds(step.summary, lang), view=None
-            )
+            first, *rest = render.test_summary_messages(step.summary, lang)
+            await update(interaction, embeds=first, view=None)
+            for embeds in rest:
+                await interaction.followup.send(embeds=embeds, ephemeral=True)
             return
         assert step.next_position is not None
         nxt = step.next_position

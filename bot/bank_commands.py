@@ -1,0 +1,207 @@
+"""`tpquiz validate` and `tpquiz import`: the question bank's command-line tools.
+
+These are thin wrappers: all checking lives in `bot.quiz.loader` (the same code the bot
+runs at start-up, so "validate passes" means "the bot will load it") and all format
+conversion in `bot.quiz.importers`. Output goes to the streams passed in (stdout for
+results, stderr for problems, one `file:line: id: field: message` per line so editors
+and CI annotate the right line).
+
+`bot/cli.py` owns the `tpquiz` parser and calls `register(subparsers)`; `main(argv)`
+here builds a parser with only these commands, for tests and for `python -m`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from bot.quiz.importers import ImportProblems, dump_yaml, import_aiken, import_gift
+from bot.quiz.loader import MAX_ID_LENGTH, Problem, check_files, expand_paths
+from bot.quiz.loader import bundled_question_files as _bundled
+from bot.quiz.model import LANGS, TOPICS, Bank
+
+__all__ = ["main", "register", "run_import", "run_validate"]
+
+_DIFFICULTY_NAMES = {1: "recall", 2: "understanding", 3: "worked numbers / subtle"}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `validate` and `import` to the `tpquiz` command's subparsers."""
+    validate = subparsers.add_parser(
+        "validate",
+        help="check question files and print bank statistics",
+        description=(
+            "Check question YAML files the way the bot does at start-up and report every "
+            "problem as 'file:line: question-id: field: message'. Exit status 1 if any "
+            "problem, else print counts per topic, difficulty and language. With no PATH, "
+            "check the bundled bank (questions/*.yaml)."
+        ),
+    )
+    validate.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="question file, or directory of *.yaml/*.yml files (default: bundled bank)",
+    )
+    validate.set_defaults(func=run_validate)
+
+    imp = subparsers.add_parser(
+        "import",
+        help="convert an Aiken or GIFT quiz into a question YAML draft",
+        description=(
+            "Convert multiple-choice questions in Aiken or GIFT format into the bank's YAML. "
+            "The result is a draft: the other language, explanations, sources and missing "
+            "feedback are left for you, and 'tpquiz validate' lists them until done."
+        ),
+    )
+    imp.add_argument("format", choices=("aiken", "gift"), help="input format")
+    imp.add_argument("file", metavar="FILE", help="the Aiken or GIFT text file")
+    imp.add_argument("--lang", required=True, choices=LANGS, help="language the file is in")
+    imp.add_argument(
+        "--topic", default="basics", choices=TOPICS, help="topic for every imported question"
+    )
+    imp.add_argument(
+        "--id-prefix",
+        default=None,
+        help="ids become PREFIX-01, PREFIX-02, ... (default: from the file name)",
+    )
+    imp.add_argument("-o", "--output", default=None, help="write here instead of stdout")
+    imp.add_argument("--force", action="store_true", help="overwrite an existing --output")
+    imp.set_defaults(func=run_import)
+
+
+def _streams(args: argparse.Namespace) -> tuple[TextIO, TextIO]:
+    """Streams set on `args` by `main`, else the process's own (looked up at call time)."""
+    return getattr(args, "stdout", None) or sys.stdout, getattr(args, "stderr", None) or sys.stderr
+
+
+def _write_problems(problems: Sequence[Problem], stream: TextIO) -> None:
+    for problem in problems:
+        stream.write(f"{problem}\n")
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """Exit 0 and print statistics if the files are a valid bank, else list problems, 1."""
+    stdout, stderr = _streams(args)
+    paths: list[str | Path] = list(args.paths) if args.paths else list(_bundled())
+    bank, problems = check_files(paths)
+    if bank is None:
+        _write_problems(problems, stderr)
+        files = {p.file for p in problems}
+        stderr.write(
+            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} "
+            f"in {len(files)} file{'s' if len(files) != 1 else ''}\n"
+        )
+        return 1
+    stdout.write(format_counts(bank, len(expand_paths(paths))))
+    return 0
+
+
+def format_counts(bank: Bank, file_count: int) -> str:
+    """Per-topic, per-difficulty and per-language counts, to spot gaps in the bank."""
+    lines = [f"OK: {len(bank)} questions in {file_count} file{'s' if file_count != 1 else ''}"]
+    topics = collections.Counter(q.topic for q in bank)
+    labels = {level: f"{level} ({name})" for level, name in _DIFFICULTY_NAMES.items()}
+    width = max(len(label) for label in (*TOPICS, *labels.values()))
+    lines.append("by topic:")
+    lines += [f"  {topic:<{width}}  {topics[topic]:>4}" for topic in TOPICS]
+    difficulties = collections.Counter(q.difficulty for q in bank)
+    lines.append("by difficulty:")
+    for level, label in labels.items():
+        lines.append(f"  {label:<{width}}  {difficulties[level]:>4}")
+    lines.append("by language:")
+    for lang in LANGS:
+        strings = [
+            s
+            for q in bank
+            for s in (
+                q.text.get(lang),
+                q.explanation.get(lang),
+                *(c.text.get(lang) for c in q.choices),
+                *(c.feedback.get(lang) for c in q.choices if c.feedback is not None),
+            )
+        ]
+        lines.append(
+            f"  {lang:<{width}}  {len(bank):>4} questions, {len(strings)} strings, "
+            f"{sum(len(s) for s in strings)} characters"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _default_prefix(file: str) -> str:
+    """An id prefix from the file name: 'Megatron Quiz.txt' -> 'megatron-quiz'."""
+    slug = re.sub(r"[^a-z0-9]+", "-", Path(file).stem.lower()).strip("-")
+    return slug[: MAX_ID_LENGTH - 4].strip("-") or "imported"
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Write the converted YAML to stdout or --output; problems to stderr with exit 1."""
+    stdout, stderr = _streams(args)
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        stderr.write(f"{args.file}:1: -: -: cannot read the file ({exc})\n")
+        return 1
+    output = Path(args.output) if args.output else None
+    if output is not None and output.exists() and not args.force:
+        stderr.write(f"{output}: already exists; choose another -o or add --force\n")
+        return 1
+    importer = import_aiken if args.format == "aiken" else import_gift
+    try:
+        questions = importer(
+            text,
+            lang=args.lang,
+            source_file=args.file,
+            topic=args.topic,
+            id_prefix=args.id_prefix or _default_prefix(args.file),
+        )
+    except ImportProblems as exc:
+        _write_problems(exc.problems, stderr)
+        stderr.write(f"{len(exc.problems)} problem(s); nothing was written\n")
+        return 1
+    except ValueError as exc:
+        stderr.write(f"tpquiz import: {exc}\n")
+        return 1
+    rendered = dump_yaml(questions)
+    other = "en" if args.lang == "tr" else "tr"
+    if output is None:
+        stdout.write(rendered)
+    else:
+        output.write_text(rendered, encoding="utf-8")
+    stderr.write(
+        f"imported {len(questions)} question(s) from {args.file}"
+        + (f" into {output}" if output else "")
+        + f"; now add the {other} texts, explanations, sources and feedback, set topic and "
+        "difficulty, and run 'tpquiz validate' on the file until it passes\n"
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A `tpquiz` parser with only the bank commands (the real one is in bot/cli.py)."""
+    parser = argparse.ArgumentParser(prog="tpquiz")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    register(subparsers)
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run one bank command and return its exit status (for tests and `python -m`)."""
+    args = build_parser().parse_args(argv)
+    args.stdout, args.stderr = stdout, stderr
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""Every bundled question renders inside Discord's limits, in both languages."""
+
+from __future__ import annotations
+
+import random
+
+import discord
+import pytest
+
+from bot import render
+from bot.quiz.loader import load_bank
+from bot.quiz.model import LANGS, Bank
+from bot.quiz.picking import shuffled_order
+from bot.quiz.scoring import AnswerResult, MemberScore
+from bot.quiz.testrun import TestAnswer
+
+# https://discord.com/developers/docs/resources/message#embed-object-embed-limits
+TITLE, DESCRIPTION, FIELD_NAME, FIELD_VALUE, FOOTER, TOTAL, FIELDS = 256, 4096, 256, 1024, 2048, 6000, 25
+
+
+def check_embed(embed: discord.Embed) -> None:
+    data = embed.to_dict()
+    assert len(data.get("title", "")) <= TITLE
+    assert len(data.get("description", "")) <= DESCRIPTION
+    fields = data.get("fields", [])
+    assert len(fields) <= FIELDS
+    for field in fields:
+        assert 0 < len(field["name"]) <= FIELD_NAME
+        assert 0 < len(field["value"]) <= FIELD_VALUE
+    assert len(data.get("footer", {}).get("text", "")) <= FOOTER
+    assert len(embed) <= TOTAL
+
+
+@pytest.fixture(scope="module")
+def bank() -> Bank:
+    return load_bank()
+
+
+def test_every_question_renders_within_limits(bank: Bank) -> None:
+    rng = random.Random(0)
+    score = MemberScore(1, "x" * 32, 10_000, 20_000, 10_000, 500, 900)
+    for question in bank:
+        order = shuffled_order(len(question.choices), rng)
+        for lang in LANGS:
+            check_embed(render.question_embed(question, order, lang, answered=99_999))
+            check_embed(render.closed_embed(question, order, lang))
+            for choice in range(len(question.choices)):
+                result = AnswerResult(question.id, choice, choice == question.correct_index, 0, True, score, 99_999)
+                check_embed(render.answer_embed(question, order, result, lang))
+
+
+def test_the_starting_quiz_summary_respects_message_limits(bank: Bank) -> None:
+    starting = bank.tagged("starting")
+    assert len(starting) == 8
+    for lang in LANGS:
+        # Every answer wrong: the longest summary, with feedback on each question.
+        summary = [
+            TestAnswer(q, tuple(range(len(q.choices))), (q.correct_index + 1) % len(q.choices))
+            for q in starting
+        ]
+        messages = render.test_summary_messages(summary, lang)
+        assert sum(len(m) for m in messages) == 9  # the score and one embed per question
+        for embeds in messages:
+            assert len(embeds) <= 10
+            assert sum(len(e) for e in embeds) <= TOTAL
+            for embed in embeds:
+                check_embed(embed)

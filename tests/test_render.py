@@ -15,7 +15,15 @@ from bot.quiz.scoring import AnswerResult, MemberScore
 from bot.quiz.testrun import TestAnswer
 
 # https://discord.com/developers/docs/resources/message#embed-object-embed-limits
-TITLE, DESCRIPTION, FIELD_NAME, FIELD_VALUE, FOOTER, TOTAL, FIELDS = 256, 4096, 256, 1024, 2048, 6000, 25
+TITLE, DESCRIPTION, FIELD_NAME, FIELD_VALUE, FOOTER, TOTAL, FIELDS = (
+    256,
+    4096,
+    256,
+    1024,
+    2048,
+    6000,
+    25,
+)
 
 
 def check_embed(embed: discord.Embed) -> None:
@@ -45,7 +53,9 @@ def test_every_question_renders_within_limits(bank: Bank) -> None:
             check_embed(render.question_embed(question, order, lang, answered=99_999))
             check_embed(render.closed_embed(question, order, lang))
             for choice in range(len(question.choices)):
-                result = AnswerResult(question.id, choice, choice == question.correct_index, 0, True, score, 99_999)
+                result = AnswerResult(
+                    question.id, choice, choice == question.correct_index, 0, True, score, 99_999
+                )
                 check_embed(render.answer_embed(question, order, result, lang))
 
 

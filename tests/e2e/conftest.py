@@ -97,7 +97,14 @@ class QuizHarness:
         channel_id: int = CHANNEL_ID,
     ) -> dict[str, Any]:
         return self.loopback.slash_command(
-            guild_id, channel_id, member, command, sub, options, locale=locale, guild_locale=guild_locale
+            guild_id,
+            channel_id,
+            member,
+            command,
+            sub,
+            options,
+            locale=locale,
+            guild_locale=guild_locale,
         )
 
     async def click(

@@ -25,7 +25,9 @@ EPHEMERAL = 64
 ALICE, BOB, CAROL = 1_300_000_000_000_001_001, 1_300_000_000_000_001_002, 1_300_000_000_000_001_003
 
 
-async def post_question(quiz: QuizHarness, member: dict[str, Any], **kwargs: Any) -> tuple[int, dict[str, Any]]:
+async def post_question(
+    quiz: QuizHarness, member: dict[str, Any], **kwargs: Any
+) -> tuple[int, dict[str, Any]]:
     """Run /tpquiz question; return the created message id and the message sent."""
     request = await quiz.loopback.interact(quiz.command(member, "question", **kwargs))
     assert request.body["type"] == 4
@@ -54,7 +56,9 @@ def count_answers(quiz: QuizHarness, user_id: int | None = None) -> int:
     with sqlite3.connect(quiz.db_path) as conn:
         if user_id is None:
             return conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-        return conn.execute("SELECT COUNT(*) FROM answers WHERE user_id = ?", (user_id,)).fetchone()[0]
+        return conn.execute(
+            "SELECT COUNT(*) FROM answers WHERE user_id = ?", (user_id,)
+        ).fetchone()[0]
 
 
 def field_map(embed: dict[str, Any]) -> dict[str, str]:
@@ -106,7 +110,9 @@ async def test_question_post_right_wrong_and_repeated_clicks(quiz: QuizHarness) 
         assert question.explanation.en in fields["Why"]
         assert fields["Source"] == question.source
         assert question.choices[question.correct_index].text.en in fields["Right answer"]
-        assert answer["footer"]["text"].startswith("+1 points · 1 points in all · Rank #1 · Streak 1")
+        assert answer["footer"]["text"].startswith(
+            "+1 points · 1 points in all · Rank #1 · Streak 1"
+        )
 
         # Bob is wrong (Turkish client): Turkish reply with feedback on his choice.
         wrong = next(c for c in ids if c != right)
@@ -131,9 +137,11 @@ async def test_question_post_right_wrong_and_repeated_clicks(quiz: QuizHarness) 
 
         # The post's count is edited (coalesced), never per click.
         edit = await quiz.loopback.wait_for(
-            lambda r: r.method == "PATCH"
-            and r.route == CHANNEL_MESSAGE_ROUTE
-            and "2 answered" in r.body["embeds"][0]["footer"]["text"]
+            lambda r: (
+                r.method == "PATCH"
+                and r.route == CHANNEL_MESSAGE_ROUTE
+                and "2 answered" in r.body["embeds"][0]["footer"]["text"]
+            )
         )
         assert int(edit.params["message_id"]) == message_id
         assert int(edit.params["channel_id"]) == CHANNEL_ID
@@ -144,7 +152,9 @@ async def test_twenty_concurrent_clicks_by_one_member_record_one_answer(quiz: Qu
     async with quiz.bot():
         message_id, message = await post_question(quiz, carol)
         _, ids, _ = answer_buttons(quiz, message)
-        payloads = [quiz.loopback.button_click(message_id, ids[i % len(ids)], carol) for i in range(20)]
+        payloads = [
+            quiz.loopback.button_click(message_id, ids[i % len(ids)], carol) for i in range(20)
+        ]
         replies = await asyncio.gather(*(quiz.loopback.interact(p) for p in payloads))
         assert len(replies) == 20
         texts = [callback_message(r)["embeds"][0].get("description", "") for r in replies]
@@ -227,7 +237,10 @@ async def test_leaderboard_pages_and_stats(quiz: QuizHarness) -> None:
         page2 = callback_message(await quiz.click(board_id, nxt["custom_id"], last))
         assert request.body["type"] == 4
         lines = page2["embeds"][0]["description"].splitlines()
-        assert [re.sub(r" — .*", "", line) for line in lines] == ["**#11** member10", "**#11** member11"]
+        assert [re.sub(r" — .*", "", line) for line in lines] == [
+            "**#11** member10",
+            "**#11** member11",
+        ]
         assert buttons(page2)[1]["disabled"]
 
         week = callback_message(
@@ -248,7 +261,11 @@ async def test_leaderboard_pages_and_stats(quiz: QuizHarness) -> None:
             await quiz.loopback.interact(quiz.command(last, "stats", {"member": members[0]}))
         )
         fields = field_map(other["embeds"][0])
-        assert fields["Points"] == "1" and fields["Rank"] == "#1" and fields["Streak (current / best)"] == "1 / 1"
+        assert (
+            fields["Points"] == "1"
+            and fields["Rank"] == "#1"
+            and fields["Streak (current / best)"] == "1 / 1"
+        )
 
 
 async def test_whole_starting_test_shows_score_and_every_explanation(quiz: QuizHarness) -> None:
@@ -269,7 +286,9 @@ async def test_whole_starting_test_shows_score_and_every_explanation(quiz: QuizH
             # Right on the first six, wrong on the last two: 6/8.
             right = question.correct_index
             pick = right if pos < 6 else (right + 1) % len(question.choices)
-            reply = await quiz.click(message_id, next(c for c in ids if c.endswith(f":{pick}")), alice, locale="tr")
+            reply = await quiz.click(
+                message_id, next(c for c in ids if c.endswith(f":{pick}")), alice, locale="tr"
+            )
             assert reply.body["type"] == 7  # the same ephemeral message moves on
             message = callback_message(reply)
         header, *embeds = message["embeds"]
@@ -277,7 +296,9 @@ async def test_whole_starting_test_shows_score_and_every_explanation(quiz: QuizH
         assert message["components"] == []
         # The rest of the summary arrives as followups, until all eight are shown.
         while len(embeds) < 8:
-            followup = await quiz.loopback.wait_for(lambda r: r.route == FOLLOWUP_ROUTE and r.method == "POST", since=since)
+            followup = await quiz.loopback.wait_for(
+                lambda r: r.route == FOLLOWUP_ROUTE and r.method == "POST", since=since
+            )
             since = followup.index + 1
             assert followup.body["flags"] & EPHEMERAL
             embeds += followup.body["embeds"]

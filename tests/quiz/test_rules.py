@@ -45,14 +45,28 @@ def test_weakest_topics_ignore_thin_and_perfect_topics() -> None:
     ("now", "week", "month"),
     [
         # Wednesday 2 Dec 2026 -> Monday 30 Nov; month from 1 Dec.
-        (datetime(2026, 12, 2, 15, 30, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)),
+        (
+            datetime(2026, 12, 2, 15, 30, tzinfo=UTC),
+            datetime(2026, 11, 30, tzinfo=UTC),
+            datetime(2026, 12, 1, tzinfo=UTC),
+        ),
         # Monday 00:00 exactly starts a new week.
-        (datetime(2026, 11, 30, 0, 0, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC)),
+        (
+            datetime(2026, 11, 30, 0, 0, tzinfo=UTC),
+            datetime(2026, 11, 30, tzinfo=UTC),
+            datetime(2026, 11, 1, tzinfo=UTC),
+        ),
         # Sunday 23:59 belongs to the week before.
-        (datetime(2026, 11, 29, 23, 59, tzinfo=UTC), datetime(2026, 11, 23, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC)),
+        (
+            datetime(2026, 11, 29, 23, 59, tzinfo=UTC),
+            datetime(2026, 11, 23, tzinfo=UTC),
+            datetime(2026, 11, 1, tzinfo=UTC),
+        ),
     ],
 )
-def test_periods_start_monday_and_first_of_month_utc(now: datetime, week: datetime, month: datetime) -> None:
+def test_periods_start_monday_and_first_of_month_utc(
+    now: datetime, week: datetime, month: datetime
+) -> None:
     assert period_start("week", now) == week
     assert period_start("month", now) == month
     assert period_start("all", now) is None
@@ -98,6 +112,8 @@ def test_test_plan_is_the_starting_quiz_in_id_order() -> None:
     assert score_run(answers) == (1, 3)
 
 
-@pytest.mark.parametrize(("locale", "lang"), [("tr", "tr"), ("tr-TR", "tr"), ("en-US", "en"), ("de", "en"), (None, "en")])
+@pytest.mark.parametrize(
+    ("locale", "lang"), [("tr", "tr"), ("tr-TR", "tr"), ("en-US", "en"), ("de", "en"), (None, "en")]
+)
 def test_turkish_clients_get_turkish(locale: str | None, lang: str) -> None:
     assert lang_for_locale(locale) == lang

@@ -44,12 +44,24 @@ async def test_first_right_answer_scores_and_duplicates_change_nothing(storage: 
     q = bank["mlp-split-01"]  # correct choice index 1
     post = await _post(storage)
     first = await storage.answers.record(
-        guild_id=GUILD, user_id=ALICE, name="alice", question=q, choice_index=1, now_ms=2_000, post_id=post.id
+        guild_id=GUILD,
+        user_id=ALICE,
+        name="alice",
+        question=q,
+        choice_index=1,
+        now_ms=2_000,
+        post_id=post.id,
     )
     assert (first.correct, first.points_awarded, first.duplicate) == (True, 1, False)
     assert (first.score.points, first.score.streak, first.rank) == (1, 1, 1)
     again = await storage.answers.record(
-        guild_id=GUILD, user_id=ALICE, name="alice", question=q, choice_index=0, now_ms=3_000, post_id=post.id
+        guild_id=GUILD,
+        user_id=ALICE,
+        name="alice",
+        question=q,
+        choice_index=0,
+        now_ms=3_000,
+        post_id=post.id,
     )
     assert again.duplicate and again.choice_index == 1 and again.correct
     assert again.score.answered == 1
@@ -59,18 +71,31 @@ async def test_first_right_answer_scores_and_duplicates_change_nothing(storage: 
 async def test_the_same_question_posted_again_gives_no_second_point(storage: Storage) -> None:
     q = make_bank()["mlp-split-01"]
     p1, p2 = await _post(storage), await _post(storage)
-    await storage.answers.record(guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=1, post_id=p1.id)
-    second = await storage.answers.record(guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=2, post_id=p2.id)
+    await storage.answers.record(
+        guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=1, post_id=p1.id
+    )
+    second = await storage.answers.record(
+        guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=2, post_id=p2.id
+    )
     assert second.correct and second.points_awarded == 0 and not second.duplicate
-    assert (second.score.points, second.score.answered, second.score.correct, second.score.streak) == (1, 2, 2, 2)
+    assert (
+        second.score.points,
+        second.score.answered,
+        second.score.correct,
+        second.score.streak,
+    ) == (1, 2, 2, 2)
 
 
 async def test_a_wrong_first_answer_uses_up_the_point(storage: Storage) -> None:
     q = make_bank()["mlp-split-01"]
     p1, p2 = await _post(storage), await _post(storage)
-    wrong = await storage.answers.record(guild_id=GUILD, user_id=BOB, name="b", question=q, choice_index=0, now_ms=1, post_id=p1.id)
+    wrong = await storage.answers.record(
+        guild_id=GUILD, user_id=BOB, name="b", question=q, choice_index=0, now_ms=1, post_id=p1.id
+    )
     assert (wrong.correct, wrong.points_awarded, wrong.score.streak) == (False, 0, 0)
-    right = await storage.answers.record(guild_id=GUILD, user_id=BOB, name="b", question=q, choice_index=1, now_ms=2, post_id=p2.id)
+    right = await storage.answers.record(
+        guild_id=GUILD, user_id=BOB, name="b", question=q, choice_index=1, now_ms=2, post_id=p2.id
+    )
     assert right.points_awarded == 0 and right.score.points == 0 and right.score.streak == 1
 
 
@@ -79,7 +104,15 @@ async def test_twenty_concurrent_clicks_record_one_answer(storage: Storage) -> N
     post = await _post(storage)
     results = await asyncio.gather(
         *(
-            storage.answers.record(guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=i % 4, now_ms=i, post_id=post.id)
+            storage.answers.record(
+                guild_id=GUILD,
+                user_id=ALICE,
+                name="a",
+                question=q,
+                choice_index=i % 4,
+                now_ms=i,
+                post_id=post.id,
+            )
             for i in range(20)
         )
     )
@@ -89,10 +122,20 @@ async def test_twenty_concurrent_clicks_record_one_answer(storage: Storage) -> N
         assert (await cur.fetchone())[0] == 1
 
 
-async def test_the_database_itself_refuses_a_second_answer_to_a_post(storage: Storage, tmp_path: Path) -> None:
+async def test_the_database_itself_refuses_a_second_answer_to_a_post(
+    storage: Storage, tmp_path: Path
+) -> None:
     q = make_bank()["mlp-split-01"]
     post = await _post(storage)
-    await storage.answers.record(guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=1, post_id=post.id)
+    await storage.answers.record(
+        guild_id=GUILD,
+        user_id=ALICE,
+        name="a",
+        question=q,
+        choice_index=1,
+        now_ms=1,
+        post_id=post.id,
+    )
     with pytest.raises(sqlite3.IntegrityError):
         await storage.db.conn.execute(
             "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id, choice_index,"
@@ -111,8 +154,18 @@ async def test_the_database_itself_refuses_a_second_answer_to_a_post(storage: St
 async def test_servers_are_scored_apart(storage: Storage) -> None:
     q = make_bank()["mlp-split-01"]
     p1, p2 = await _post(storage), await _post(storage, guild=OTHER_GUILD)
-    await storage.answers.record(guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=1, post_id=p1.id)
-    other = await storage.answers.record(guild_id=OTHER_GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=2, post_id=p2.id)
+    await storage.answers.record(
+        guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=1, post_id=p1.id
+    )
+    other = await storage.answers.record(
+        guild_id=OTHER_GUILD,
+        user_id=ALICE,
+        name="a",
+        question=q,
+        choice_index=1,
+        now_ms=2,
+        post_id=p2.id,
+    )
     assert other.points_awarded == 1  # first in that server
     rows, total = await storage.standings.page(OTHER_GUILD, None, offset=0, limit=10)
     assert total == 1 and rows[0].score.points == 1

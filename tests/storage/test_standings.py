@@ -25,11 +25,41 @@ async def filled(tmp_path: Path):
     for user in range(1, 16):
         for i in range(min(user, len(questions))):
             q = questions[i]
-            post = await storage.posts.create(guild_id=GUILD, channel_id=1, question_id=q.id, order=tuple(range(len(q.choices))), language="en", now_ms=0)
-            await storage.answers.record(guild_id=GUILD, user_id=user, name=f"user{user}", question=q, choice_index=q.correct_index, now_ms=(40 - i) * DAY, post_id=post.id)
+            post = await storage.posts.create(
+                guild_id=GUILD,
+                channel_id=1,
+                question_id=q.id,
+                order=tuple(range(len(q.choices))),
+                language="en",
+                now_ms=0,
+            )
+            await storage.answers.record(
+                guild_id=GUILD,
+                user_id=user,
+                name=f"user{user}",
+                question=q,
+                choice_index=q.correct_index,
+                now_ms=(40 - i) * DAY,
+                post_id=post.id,
+            )
     q = bank["collectives-01"]
-    post = await storage.posts.create(guild_id=GUILD, channel_id=1, question_id=q.id, order=(0, 1, 2, 3, 4), language="en", now_ms=0)
-    await storage.answers.record(guild_id=GUILD, user_id=1, name="user1", question=q, choice_index=0, now_ms=41 * DAY, post_id=post.id)
+    post = await storage.posts.create(
+        guild_id=GUILD,
+        channel_id=1,
+        question_id=q.id,
+        order=(0, 1, 2, 3, 4),
+        language="en",
+        now_ms=0,
+    )
+    await storage.answers.record(
+        guild_id=GUILD,
+        user_id=1,
+        name="user1",
+        question=q,
+        choice_index=0,
+        now_ms=41 * DAY,
+        post_id=post.id,
+    )
     yield storage
     await storage.close()
 
@@ -42,7 +72,11 @@ async def test_pages_are_ordered_and_ranked(filled: Storage) -> None:
     assert {r.rank for r in rows} == {1}
     rest, _ = await filled.standings.page(GUILD, None, offset=10, limit=10)
     assert [(r.rank, r.score.user_id, r.score.points) for r in rest] == [
-        (11, 5, 5), (12, 4, 4), (13, 3, 3), (14, 2, 2), (15, 1, 1)
+        (11, 5, 5),
+        (12, 4, 4),
+        (13, 3, 3),
+        (14, 2, 2),
+        (15, 1, 1),
     ]
 
 
@@ -68,7 +102,9 @@ async def test_member_stats_name_topics_and_best_test(filled: Storage) -> None:
     assert stats.score.streak == 0 and stats.score.best_streak == 1
     assert stats.per_topic == {"basics": (1, 1), "collectives": (1, 0)}
     assert stats.best_test is None
-    run = await filled.test_runs.create(guild_id=GUILD, user_id=1, question_ids=("a", "b"), orders=((0, 1), (1, 0)), now_ms=5)
+    run = await filled.test_runs.create(
+        guild_id=GUILD, user_id=1, question_ids=("a", "b"), orders=((0, 1), (1, 0)), now_ms=5
+    )
     await filled.test_runs.finish(run.id, score=1, now_ms=6)
     stats = await filled.standings.member_stats(GUILD, 1)
     assert stats is not None and stats.best_test == (1, 2)

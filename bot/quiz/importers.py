@@ -160,7 +160,7 @@ def import_aiken(
         answer = _AIKEN_ANSWER.fullmatch(line)
         option = _AIKEN_OPTION.fullmatch(line)
         if answer:
-            current.answer = answer.group(1).strip()
+            current.answer = answer.group(1).strip().upper()
             current.answer_line = lineno
             current.done = True
         elif option:

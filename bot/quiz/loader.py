@@ -16,14 +16,20 @@ from __future__ import annotations
 import collections
 import difflib
 import importlib.resources
+import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+try:  # libyaml's parser is ~10x faster; the checks are the same either way
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 from bot.quiz.model import (
     LANGS,
@@ -56,6 +62,7 @@ __all__ = [
     "check_files",
     "expand_paths",
     "load_bank",
+    "near_duplicate_pairs",
     "normalise",
 ]
 
@@ -151,7 +158,7 @@ class _Seq(list[Any]):
     item_lines: list[int]
 
 
-class _LineLoader(yaml.SafeLoader):
+class _LineLoader(_SafeLoader):
     """SafeLoader whose mappings and lists carry 1-based line numbers.
 
     Only the safe tags are constructed (no arbitrary Python objects), and duplicate keys
@@ -160,7 +167,11 @@ class _LineLoader(yaml.SafeLoader):
 
 
 def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
+    # Keys written in this mapping (not pulled in by a `<<: *anchor` merge, which they
+    # may legitimately override): only these count as duplicates.
+    own_keys = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
     loader.flatten_mapping(node)
+    seen_own: set[Any] = set()
     result = _Map()
     result.line = node.start_mark.line + 1
     result.key_lines = {}
@@ -177,8 +188,10 @@ def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> _Map:
                 key_node.start_mark,
             ) from None
         key_line = key_node.start_mark.line + 1
-        if key in result:
-            result.duplicates.append((key, key_line))
+        if id(key_node) in own_keys:
+            if key in seen_own:
+                result.duplicates.append((key, key_line))
+            seen_own.add(key)
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = key_line
     return result
@@ -243,25 +256,74 @@ def _display(path: Path) -> str:
     return str(path)
 
 
-class _Grams:
-    """Trigram multiset of a normalised string, as a set so intersection runs in C.
+def _trigrams(text: str) -> frozenset[tuple[str, int]]:
+    """The trigram multiset of `text` as a set of (trigram, occurrence) pairs.
 
-    Used only as a *sound* prefilter before SequenceMatcher: if ratio(a, b) >= 0.9 the
-    two strings share at least 0.25 * (len(a) + len(b)) - 2 trigrams (each matching
-    block of length L shares L - 2 trigrams, and there are at most (unmatched chars + 1)
-    blocks), so pairs below that bound cannot be near-duplicates and are skipped.
+    A set, so that intersections run in C; the occurrence number keeps it a multiset.
     """
+    seen: collections.Counter[str] = collections.Counter()
+    grams: set[tuple[str, int]] = set()
+    for i in range(len(text) - 2):
+        gram = text[i : i + 3]
+        seen[gram] += 1
+        grams.add((gram, seen[gram]))
+    return frozenset(grams)
 
-    __slots__ = ("grams",)
 
-    def __init__(self, text: str) -> None:
-        seen: collections.Counter[str] = collections.Counter()
-        grams: set[tuple[str, int]] = set()
-        for i in range(len(text) - 2):
-            gram = text[i : i + 3]
-            seen[gram] += 1
-            grams.add((gram, seen[gram]))
-        self.grams = frozenset(grams)
+def near_duplicate_pairs(
+    texts: Sequence[str], threshold: float = NEAR_DUPLICATE_RATIO
+) -> Iterator[tuple[int, int, float]]:
+    """(i, j, ratio) with i < j for every pair whose SequenceMatcher ratio >= threshold.
+
+    Comparing every pair with SequenceMatcher is quadratic in pairs *and* in text
+    length, too slow for a bank of hundreds of stems, so pairs are first pruned by
+    bounds that can never drop a real match:
+
+    * length: ratio <= 2 * min(len) / total;
+    * shared trigrams: with M matched characters in at most (unmatched + 1) blocks, a
+      pair at ratio r shares at least (2.5r - 2) * total - 2 trigrams;
+    * prefix filter: two sets sharing >= k elements, each sorted by one global order,
+      share an element within their first (size - k + 1) elements, so only pairs that
+      meet in those prefixes (found with an inverted index) are looked at.
+
+    Autojunk is off: with spaces removed every letter of a long stem is "popular" and
+    would be ignored, making unrelated stems look alike.
+    """
+    slope = 2.5 * threshold - 2
+    grams = [_trigrams(t) for t in texts]
+    frequency = collections.Counter(g for gs in grams for g in gs)
+    postings: dict[tuple[str, int], list[int]] = collections.defaultdict(list)
+    short: list[int] = []
+    for j, text in enumerate(texts):
+        # Least overlap any admissible partner must have (partners at least
+        # threshold / (2 - threshold) times as long).
+        need = math.ceil(slope * 2 * len(text) / (2 - threshold) - 2)
+        ordered = sorted(grams[j], key=lambda g: (frequency[g], g))
+        if need <= 0 or not ordered:
+            candidates = set(range(j))
+            short.append(j)
+        else:
+            prefix = ordered[: len(ordered) - need + 1]
+            candidates = {i for g in prefix for i in postings[g]}
+            candidates.update(short)
+            for g in prefix:
+                postings[g].append(j)
+        matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(text)
+        for i in sorted(candidates):
+            other = texts[i]
+            total = len(other) + len(text)
+            if total == 0:
+                yield i, j, 1.0
+                continue
+            if 2 * min(len(other), len(text)) < threshold * total:
+                continue
+            if len(grams[i] & grams[j]) < slope * total - 2:
+                continue
+            matcher.set_seq1(other)
+            ratio = matcher.ratio()
+            if ratio >= threshold:
+                yield i, j, ratio
 
 
 # --------------------------------------------------------------------------- checking
@@ -306,7 +368,7 @@ class _Checker:
             self.add(1, "-", f"cannot read file ({exc.strerror}); check the path and permissions")
             return
         try:
-            data = yaml.load(source, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+            data = yaml.load(source, Loader=_LineLoader)  # safe: a SafeLoader subclass
         except yaml.YAMLError as exc:
             self._yaml_error(exc)
             return
@@ -746,41 +808,25 @@ class _Checker:
     def check_near_duplicates(self) -> None:
         """Report stems that are (almost) the same question written twice.
 
-        Compares normalised stems per language with SequenceMatcher (autojunk off, since
-        with spaces removed every letter is "popular" in a long stem), after a sound
-        length and trigram prefilter so a bank of hundreds of questions stays fast.
+        Normalised stems are compared per language, so a question translated twice
+        into one language is caught even if the other language differs.
         """
         for lang in LANGS:
             texts = [ref.normalised[lang] for ref in self._stems]
-            grams = [_Grams(t).grams for t in texts]
-            for j, b in enumerate(texts):
-                matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(
-                    None, autojunk=False
+            for i, j, ratio in near_duplicate_pairs(texts):
+                first, second = self._stems[i], self._stems[j]
+                self.problems.append(
+                    Problem(
+                        second.file,
+                        second.line,
+                        second.question_id,
+                        f"text.{lang}",
+                        f"stem is nearly identical ({ratio:.0%}) to {first.question_id} "
+                        f"at {first.file}:{first.line} (this is {second.question_id} at "
+                        f"{second.file}:{second.line}); merge them or make each ask "
+                        "a different idea",
+                    )
                 )
-                matcher.set_seq2(b)
-                for i in range(j):
-                    a = texts[i]
-                    total = len(a) + len(b)
-                    if total == 0 or 2 * min(len(a), len(b)) < NEAR_DUPLICATE_RATIO * total:
-                        continue
-                    if len(grams[i] & grams[j]) < 0.25 * total - 2:
-                        continue
-                    matcher.set_seq1(a)
-                    ratio = matcher.ratio()
-                    if ratio >= NEAR_DUPLICATE_RATIO:
-                        first, second = self._stems[i], self._stems[j]
-                        self.problems.append(
-                            Problem(
-                                second.file,
-                                second.line,
-                                second.question_id,
-                                f"text.{lang}",
-                                f"stem is nearly identical ({ratio:.0%}) to {first.question_id} "
-                                f"at {first.file}:{first.line} (this is {second.question_id} at "
-                                f"{second.file}:{second.line}); merge them or make each ask "
-                                "a different idea",
-                            )
-                        )
 
 
 #: What to write when a field is missing or empty.

@@ -18,6 +18,7 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.i18n import CommandTranslator
+from bot.metrics import Metrics
 from bot.post_updates import CoalescedEdits
 from bot.quiz.model import Bank
 from bot.service import Clock, QuizService
@@ -26,7 +27,7 @@ from bot.storage import Storage
 log = logging.getLogger(__name__)
 
 #: Every extension the bot loads, in order; a test loads each one.
-EXTENSIONS: tuple[str, ...] = ("cogs.quiz",)
+EXTENSIONS: tuple[str, ...] = ("cogs.quiz", "cogs.health", "cogs.daily", "cogs.admin")
 
 
 def utcnow() -> datetime:
@@ -42,6 +43,7 @@ class TPQuizBot(commands.Bot):
         bank: Bank,
         clock: Clock = utcnow,
         rng: random.Random | None = None,
+        metrics: Metrics | None = None,
         **options: object,
     ) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
@@ -56,6 +58,8 @@ class TPQuizBot(commands.Bot):
         self.bank = bank
         self.clock = clock
         self.service = QuizService(bank, storage, clock, rng or random.Random())
+        self.metrics = metrics or Metrics()
+        storage.db.on_commit = self.metrics.observe_db_write
         # Set by the quiz cog, which knows how to render a post.
         self.count_edits: CoalescedEdits | None = None
 

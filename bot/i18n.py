@@ -117,6 +117,136 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "stats_weakest": {"tr": "En zayıf konular", "en": "Weakest topics"},
     "stats_best_test": {"tr": "En iyi test sonucu", "en": "Best test score"},
     "stats_no_test": {"tr": "henüz test yok", "en": "no test yet"},
+    # -- daily questions and /tpquiz-admin (issue #3) --
+    "months": {
+        "tr": "Ocak Şubat Mart Nisan Mayıs Haziran Temmuz Ağustos Eylül Ekim Kasım Aralık",
+        "en": "January February March April May June July August September October November"
+        " December",
+    },
+    "daily_title": {"tr": "Günün sorusu — {day}", "en": "Question of the day — {day}"},
+    "daily_closes": {"tr": "⏳ Kapanış: {when}", "en": "⏳ Closes {when}"},
+    "daily_closed_tag": {"tr": "kapandı", "en": "closed"},
+    "leaderboard_daily": {"tr": " · 🔥 {n} günlük seri", "en": " · 🔥 {n}-day streak"},
+    "stats_daily_streak": {
+        "tr": "Günlük soru serisi (şu an / en iyi)",
+        "en": "Daily question streak (current / best)",
+    },
+    "admin_only": {
+        "tr": "Bu komutları yalnızca **Sunucuyu Yönet** yetkisi olan üyeler kullanabilir.",
+        "en": "Only members with the **Manage Server** permission can use these commands.",
+    },
+    "daily_bad_time": {
+        "tr": "'{value}' geçerli bir saat değil. 24 saat biçiminde SS:DD yaz, örneğin 09:00 ya"
+        " da 18:30. Hiçbir şey değiştirilmedi.",
+        "en": "'{value}' is not a time. Write it as HH:MM on the 24-hour clock, e.g. 09:00 or"
+        " 18:30. Nothing was changed.",
+    },
+    "daily_bad_timezone": {
+        "tr": "'{value}' tanıdığım bir saat dilimi değil. Listeden bir IANA adı seç, örneğin"
+        " Europe/Istanbul ya da America/New_York. Hiçbir şey değiştirilmedi.",
+        "en": "'{value}' is not a time zone I know. Pick an IANA name from the list, e.g."
+        " Europe/Istanbul or America/New_York. Nothing was changed.",
+    },
+    "daily_missing_permission": {
+        "tr": "{channel} kanalına soru gönderemem: orada **{permission}** yetkim yok. Bu yetkiyi"
+        " verip tekrar dene. Hiçbir şey değiştirilmedi.",
+        "en": "I can't post questions in {channel}: I am missing the **{permission}** permission"
+        " there. Grant it and try again. Nothing was changed.",
+    },
+    "perm_view_channel": {"tr": "Kanalı Görüntüle", "en": "View Channel"},
+    "perm_send_messages": {"tr": "Mesaj Gönder", "en": "Send Messages"},
+    "perm_embed_links": {"tr": "Bağlantı Yerleştir", "en": "Embed Links"},
+    "daily_on": {
+        "tr": "Günlük sorular açık: her gün **{time}** ({timezone}) saatinde {channel} kanalında."
+        "\nSıradaki soru: {next}",
+        "en": "Daily questions are on: every day at **{time}** ({timezone}) in {channel}."
+        "\nNext question: {next}",
+    },
+    "daily_off": {
+        "tr": "Günlük sorular kapatıldı. Açık olan son soru, paylaşıldıktan 24 saat sonra kapanır.",
+        "en": "Daily questions are off. The last open question still closes 24 hours after it"
+        " was posted.",
+    },
+    "daily_already_off": {
+        "tr": "Günlük sorular zaten kapalı.",
+        "en": "Daily questions are already off.",
+    },
+    "daily_not_on": {
+        "tr": "Günlük sorular kapalı. Önce `/tpquiz-yönetim günlük kanal` ile aç.",
+        "en": "Daily questions are off. Turn them on first with `/tpquiz-admin daily channel`.",
+    },
+    "daily_already_today": {
+        "tr": "Bugünün sorusu zaten paylaşıldı; sıradaki {when} gelecek.",
+        "en": "Today's question has already been posted; the next one comes {when}.",
+    },
+    "daily_posted_now": {
+        "tr": "Bugünün sorusu {channel} kanalında paylaşıldı.",
+        "en": "Today's question is posted in {channel}.",
+    },
+    "daily_post_failed": {
+        "tr": "{channel} kanalına gönderemedim: {error}. Hata `/tpquiz-yönetim ayarlar` içinde"
+        " görünür; ertesi günün sorusu yeniden denenecek.",
+        "en": "I could not post in {channel}: {error}. The error shows in `/tpquiz-admin"
+        " settings`; the next day's question will try again.",
+    },
+    "error_unknown_channel": {
+        "tr": "kanal artık yok (404, Unknown Channel)",
+        "en": "the channel no longer exists (404, Unknown Channel)",
+    },
+    "error_missing_permissions": {
+        "tr": "orada bir yetkim eksik (403, Missing Permissions)",
+        "en": "I am missing a permission there (403, Missing Permissions)",
+    },
+    "error_missing_access": {
+        "tr": "kanalı göremiyorum (403, Missing Access)",
+        "en": "I cannot see the channel (403, Missing Access)",
+    },
+    "error_other": {"tr": "HTTP {status}: {text}", "en": "HTTP {status}: {text}"},
+    "settings_title": {
+        "tr": "Bu sunucunun tpquiz ayarları",
+        "en": "tpquiz settings for this server",
+    },
+    "settings_daily": {"tr": "Günlük sorular", "en": "Daily questions"},
+    "settings_daily_on": {
+        "tr": "açık — {channel}, her gün {time} ({timezone})",
+        "en": "on — {channel}, every day at {time} ({timezone})",
+    },
+    "settings_daily_off": {"tr": "kapalı", "en": "off"},
+    "settings_timezone": {"tr": "Saat dilimi", "en": "Time zone"},
+    "settings_next": {"tr": "Sıradaki soru", "en": "Next question"},
+    "settings_last_posted": {"tr": "Son günlük soru", "en": "Last daily question"},
+    "settings_language": {
+        "tr": "Herkese açık paylaşımların dili",
+        "en": "Language of public posts",
+    },
+    "settings_language_default": {
+        "tr": "{language} (sunucu dilinden)",
+        "en": "{language} (from the server's locale)",
+    },
+    "settings_role": {
+        "tr": "Günlük soruda anılan rol",
+        "en": "Role mentioned with daily questions",
+    },
+    "settings_last_error": {"tr": "Son gönderim hatası", "en": "Last delivery error"},
+    "settings_error_line": {
+        "tr": "{when} · {channel}: {error}",
+        "en": "{when} · {channel}: {error}",
+    },
+    "settings_none": {"tr": "yok", "en": "none"},
+    "lang_tr": {"tr": "Türkçe", "en": "Turkish"},
+    "lang_en": {"tr": "İngilizce", "en": "English"},
+    "language_set": {
+        "tr": "Herkese açık paylaşımların dili artık {language}.",
+        "en": "Public posts are now in {language}.",
+    },
+    "role_set": {
+        "tr": "Günlük sorularda {role} rolü anılacak.",
+        "en": "Daily questions will mention {role}.",
+    },
+    "role_cleared": {
+        "tr": "Günlük sorularda artık hiçbir rol anılmayacak.",
+        "en": "Daily questions will no longer mention a role.",
+    },
 }
 
 
@@ -149,6 +279,34 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     "week": "hafta",
     "month": "ay",
     "all": "tümü",
+    # /tpquiz-admin (issue #3)
+    "tpquiz-admin": "tpquiz-yönetim",
+    "daily": "günlük",
+    "channel": "kanal",
+    "time": "saat",
+    "timezone": "saat-dilimi",
+    "off": "kapat",
+    "now": "şimdi",
+    "settings": "ayarlar",
+    "language": "dil",
+    "role": "rol",
+    "tpquiz settings for server admins": "Sunucu yöneticileri için tpquiz ayarları",
+    "Daily question posts": "Günlük soru paylaşımları",
+    "Post a question every day in a channel": "Her gün bir kanalda soru paylaş",
+    "Channel for the daily question": "Günlük sorunun kanalı",
+    "Local time to post, HH:MM (default 09:00)": "Paylaşım saati, SS:DD (varsayılan 09:00)",
+    "IANA time zone, e.g. Europe/Istanbul (default: the saved one, else UTC)": (
+        "IANA saat dilimi, örn. Europe/Istanbul (varsayılan: kayıtlı olan, yoksa UTC)"
+    ),
+    "Stop the daily questions": "Günlük soruları durdur",
+    "Post today's daily question now": "Bugünün sorusunu hemen paylaş",
+    "Everything this server has set": "Bu sunucunun bütün ayarları",
+    "Language of public posts": "Herkese açık paylaşımların dili",
+    "Role to mention with each daily question (empty: none)": (
+        "Her günlük soruda anılacak rol (boş bırakılırsa hiçbiri)"
+    ),
+    "Turkish": "Türkçe",
+    "English": "İngilizce",
 }
 
 

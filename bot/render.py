@@ -6,6 +6,8 @@ it holds all come in as arguments.
 
 from __future__ import annotations
 
+from datetime import date
+
 import discord
 
 from bot.i18n import t
@@ -58,7 +60,88 @@ def question_embed(
 def post_embed(post: Post, question: Question) -> discord.Embed:
     """A question post as it stands now, with its current answer count."""
     lang: Lang = "tr" if post.language == "tr" else "en"
+    if post.kind == "daily" and post.daily_date:
+        return daily_embed(
+            question,
+            post.order,
+            lang,
+            day=date.fromisoformat(post.daily_date),
+            closes_at_ms=post.closes_at,
+            answered=post.answer_count,
+        )
     return question_embed(question, post.order, lang, answered=post.answer_count)
+
+
+# -- daily questions (issue #3) ----------------------------------------------------------
+
+
+def day_label(day: date, lang: Lang) -> str:
+    """'2 December' / '2 Aralık': the day a daily question is for."""
+    return f"{day.day} {t('months', lang).split()[day.month - 1]}"
+
+
+def daily_embed(
+    question: Question,
+    order: tuple[int, ...],
+    lang: Lang,
+    *,
+    day: date,
+    closes_at_ms: int | None,
+    answered: int = 0,
+) -> discord.Embed:
+    """The question of the day: the date, the question, lettered choices, when it closes."""
+    extra = None
+    if closes_at_ms is not None:
+        extra = t("daily_closes", lang, when=f"<t:{closes_at_ms // 1000}:R>")
+    return question_embed(
+        question,
+        order,
+        lang,
+        answered=answered,
+        title=t("daily_title", lang, day=day_label(day, lang)),
+        extra=extra,
+    )
+
+
+def _bar(n: int, total: int, width: int = 10) -> str:
+    filled = round(width * n / total) if total else 0
+    return "█" * filled + "░" * (width - filled)
+
+
+def reveal_embed(post: Post, question: Question, counts: dict[int, int]) -> discord.Embed:
+    """A closed daily question: the right answer, a bar per choice, how many answered."""
+    lang: Lang = "tr" if post.language == "tr" else "en"
+    total = sum(counts.values())
+    right = question.correct_index
+    lines = []
+    for pos, idx in enumerate(post.order):
+        n = counts.get(idx, 0)
+        pct = round(100 * n / total) if total else 0
+        mark = " ✅" if idx == right else ""
+        lines.append(
+            f"**{LETTERS[pos]}.** {question.choices[idx].text.get(lang)}\n"
+            f"`{_bar(n, total)}` {n} ({pct}%){mark}"
+        )
+    day = date.fromisoformat(post.daily_date) if post.daily_date else None
+    title = t("daily_title", lang, day=day_label(day, lang)) if day else t("question_title", lang)
+    embed = discord.Embed(
+        title=f"{title} · {t('daily_closed_tag', lang)}"[:256],
+        description=f"{question.text.get(lang)}\n\n" + "\n".join(lines),
+        colour=RIGHT_COLOUR,
+    )
+    embed.add_field(
+        name=t("right_answer", lang),
+        value=_choice_ref(question, post.order, right, lang),
+        inline=False,
+    )
+    embed.add_field(name=t("why", lang), value=question.explanation.get(lang), inline=False)
+    embed.add_field(name=t("source", lang), value=question.source, inline=False)
+    embed.set_footer(
+        text=t("topic_difficulty", lang, topic=question.topic, difficulty=question.difficulty)
+        + " · "
+        + t("answered_count", lang, n=total)
+    )
+    return embed
 
 
 def _choice_ref(question: Question, order: tuple[int, ...], idx: int, lang: Lang) -> str:
@@ -208,6 +291,10 @@ def _pct(score: MemberScore) -> int:
     return round(score.accuracy * 100)
 
 
+def _daily_suffix(streak: int, lang: Lang) -> str:
+    return t("leaderboard_daily", lang, n=streak) if streak > 0 else ""
+
+
 def leaderboard_embed(page: LeaderboardPage, lang: Lang) -> discord.Embed:
     period_name = t(f"period_{page.period}", lang)
     embed = discord.Embed(
@@ -225,6 +312,7 @@ def leaderboard_embed(page: LeaderboardPage, lang: Lang) -> discord.Embed:
             points=row.score.points,
             accuracy=_pct(row.score),
         )
+        + _daily_suffix(page.daily_streaks.get(row.score.user_id, 0), lang)
         for row in page.rows
     ]
     if page.caller is not None:
@@ -238,6 +326,7 @@ def leaderboard_embed(page: LeaderboardPage, lang: Lang) -> discord.Embed:
                 points=page.caller.score.points,
                 accuracy=_pct(page.caller.score),
             )
+            + _daily_suffix(page.daily_streaks.get(page.caller.score.user_id, 0), lang)
         )
     embed.description = "\n".join(lines)
     embed.set_footer(text=t("page", lang, page=page.page + 1, pages=page.pages, total=page.total))
@@ -256,6 +345,8 @@ def stats_embed(name: str, report: StatsReport | None, lang: Lang) -> discord.Em
     embed.add_field(name=t("stats_answers", lang), value=str(score.answered))
     embed.add_field(name=t("stats_accuracy", lang), value=f"{_pct(score)}%")
     embed.add_field(name=t("stats_streak", lang), value=f"{score.streak} / {score.best_streak}")
+    daily, daily_best = report.daily_streak
+    embed.add_field(name=t("stats_daily_streak", lang), value=f"{daily} / {daily_best}")
     best = stats.best_test
     embed.add_field(
         name=t("stats_best_test", lang),

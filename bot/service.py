@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.quiz.model import Bank, Lang, Question, lang_for_locale
@@ -67,12 +67,16 @@ class LeaderboardPage:
     total: int
     rows: list[RankedScore]
     caller: RankedScore | None  # the caller's own row when not on this page
+    #: user id -> current daily-question streak, for the members shown (issue #3)
+    daily_streaks: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class StatsReport:
     stats: MemberStats
     weakest: list[str]
+    #: (current, best) daily-question streak (issue #3)
+    daily_streak: tuple[int, int] = (0, 0)
 
 
 class QuizService:
@@ -163,6 +167,8 @@ class QuizService:
             now_ms=self.now_ms(),
             post_id=post_id,
         )
+        if post.kind == "daily" and not result.duplicate:
+            await self.storage.daily.record_answer(guild_id, user_id, post_id)
         return PostAnswer(post, question, result)
 
     # -- the personal test -----------------------------------------------------------
@@ -247,10 +253,14 @@ class QuizService:
         if all(r.score.user_id != user_id for r in rows):
             found = await self.storage.standings.position(guild_id, user_id, since)
             caller = found[0] if found else None
-        return LeaderboardPage(period, page, pages, total, rows, caller)
+        shown = [r.score.user_id for r in rows] + ([caller.score.user_id] if caller else [])
+        daily = await self.storage.daily.current_streaks(guild_id, shown)
+        streaks = {user: current for user, (current, _) in daily.items()}
+        return LeaderboardPage(period, page, pages, total, rows, caller, streaks)
 
     async def stats(self, *, guild_id: int, user_id: int) -> StatsReport | None:
         stats = await self.storage.standings.member_stats(guild_id, user_id)
         if stats is None:
             return None
-        return StatsReport(stats, weakest_topics(stats.per_topic))
+        daily = await self.storage.daily.current_streaks(guild_id, [user_id])
+        return StatsReport(stats, weakest_topics(stats.per_topic), daily.get(user_id, (0, 0)))

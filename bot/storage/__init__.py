@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .answers import AnswerStore
+from .daily import DailyStore
 from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
 from .posts import Post, PostStore
@@ -23,6 +24,7 @@ class Storage:
         self.test_runs = TestRunStore(db)
         self.guilds = GuildSettingsStore(db)
         self.meta = MetaStore(db)
+        self.daily = DailyStore(db)
 
     @classmethod
     async def open(cls, path: Path | str) -> Storage:

@@ -21,11 +21,13 @@ class Post:
     closes_at: int | None
     closed_at: int | None
     answer_count: int
+    #: Local date ('YYYY-MM-DD') of a daily post (kind 'daily'); None for other posts.
+    daily_date: str | None = None
 
 
 _COLUMNS = (
     "id, guild_id, channel_id, message_id, question_id, choice_order, language, kind,"
-    " created_at, closes_at, closed_at, answer_count"
+    " created_at, closes_at, closed_at, answer_count, daily_date"
 )
 
 

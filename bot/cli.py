@@ -15,10 +15,11 @@ from typing import TextIO
 import discord
 import yarl
 
-from bot import bank_commands
+from bot import bank_commands, ops_commands
 from bot.config import ConfigError, Settings
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
+from bot.runlock import RunLockHeld
 
 log = logging.getLogger("tpquiz")
 
@@ -34,22 +35,30 @@ def apply_endpoints(settings: Settings) -> None:
 async def run_bot(settings: Settings, token: str) -> None:
     from bot.client import TPQuizBot  # imported here so `validate` needs no discord set-up
     from bot.logs import setup_logging
+    from bot.metrics import Metrics, serve_metrics
+    from bot.runlock import START_WAIT_SECONDS, hold_run_lock
     from bot.storage import Storage
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
     bank = load_bank(settings.question_paths or None)
     log.info("question bank: %d questions", len(bank))
     apply_endpoints(settings)
-    storage = await Storage.open(settings.db_path)
-    try:
-        async with TPQuizBot(settings=settings, storage=storage, bank=bank) as bot:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
-            await bot.start(token)
-    finally:
-        await storage.close()
-        log.info("stopped")
+    # The run lock tells `tpquiz restore` (and a second `tpquiz run`) that we are running.
+    with hold_run_lock(settings.db_path, wait=START_WAIT_SECONDS):
+        storage = await Storage.open(settings.db_path)
+        metrics = Metrics()
+        try:
+            async with (
+                serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
+                TPQuizBot(settings=settings, storage=storage, bank=bank, metrics=metrics) as bot,
+            ):
+                loop = asyncio.get_running_loop()
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
+                await bot.start(token)
+        finally:
+            await storage.close()
+            log.info("stopped")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -73,6 +82,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             "tpquiz: Discord rejected the token (401): reset it in the Developer Portal and update DISCORD_TOKEN",
             file=sys.stderr,
         )
+        return 2
+    except RunLockHeld as exc:
+        print(f"tpquiz: {exc}: stop it first, or point TPQUIZ_DB elsewhere", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         pass
@@ -147,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--json", action="store_true", help="print JSON for scripts")
     board.set_defaults(func=cmd_leaderboard)
     bank_commands.register(sub)
+    ops_commands.register(sub)
     return parser
 
 

@@ -57,6 +57,14 @@ class Settings:
     log_format: str = "text"
     #: Seconds between edits of a post's "N answered" line; clicks in between coalesce.
     count_edit_interval: float = 3.0
+    #: Heartbeat file for `tpquiz health`; None means `<database>.heartbeat.json`.
+    heartbeat_path: Path | None = None
+    #: Seconds of gateway silence (or heartbeat age) after which the bot is unhealthy.
+    health_max_age: float = 120.0
+    #: Port of the Prometheus endpoint; None (the default) serves no metrics.
+    metrics_port: int | None = None
+    #: Address the metrics endpoint binds; loopback unless deliberately exposed.
+    metrics_host: str = "127.0.0.1"
 
     def require_token(self) -> str:
         problem = token_problem(self.token)
@@ -98,6 +106,18 @@ class Settings:
             interval = float(get("TPQUIZ_COUNT_EDIT_INTERVAL") or 3.0)
         except ValueError:
             raise ConfigError("TPQUIZ_COUNT_EDIT_INTERVAL must be a number of seconds") from None
+        try:
+            health_max_age = float(get("TPQUIZ_HEALTH_MAX_AGE") or 120.0)
+        except ValueError:
+            raise ConfigError("TPQUIZ_HEALTH_MAX_AGE must be a number of seconds") from None
+        if health_max_age <= 0:
+            raise ConfigError("TPQUIZ_HEALTH_MAX_AGE must be a number of seconds above 0")
+        metrics_port = get("TPQUIZ_METRICS_PORT")
+        if metrics_port is not None and not (
+            metrics_port.isdigit() and 1 <= int(metrics_port) <= 65535
+        ):
+            raise ConfigError("TPQUIZ_METRICS_PORT must be a TCP port (1-65535), e.g. 9464")
+        heartbeat = get("TPQUIZ_HEARTBEAT")
         return cls(
             token=get("DISCORD_TOKEN"),
             db_path=Path(get("TPQUIZ_DB") or DEFAULT_DB),
@@ -108,4 +128,8 @@ class Settings:
             log_level=level,
             log_format=log_format,
             count_edit_interval=interval,
+            heartbeat_path=Path(heartbeat) if heartbeat else None,
+            health_max_age=health_max_age,
+            metrics_port=int(metrics_port) if metrics_port else None,
+            metrics_host=get("TPQUIZ_METRICS_HOST") or "127.0.0.1",
         )

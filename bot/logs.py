@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from types import TracebackType
 
 REDACTED = "[REDACTED]"
 
@@ -23,13 +25,18 @@ class RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not self.secrets:
             return True
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # bad %-args: logging would print msg and args raw to stderr
+            message = f"{record.msg!s} (unformattable log arguments: {record.args!r})"
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         for secret in self.secrets:
             message = message.replace(secret, REDACTED)
             if record.exc_text:
                 record.exc_text = record.exc_text.replace(secret, REDACTED)
+            if record.stack_info:
+                record.stack_info = record.stack_info.replace(secret, REDACTED)
         record.msg, record.args = message, None
         return True
 
@@ -44,6 +51,8 @@ class JsonFormatter(logging.Formatter):
         }
         if record.exc_info or record.exc_text:
             entry["exc"] = record.exc_text or self.formatException(record.exc_info)  # type: ignore[arg-type]
+        if record.stack_info:
+            entry["stack"] = record.stack_info
         return json.dumps(entry, ensure_ascii=False)
 
 
@@ -59,3 +68,28 @@ def setup_logging(level: str = "INFO", fmt: str = "text", secrets: Iterable[str]
     root.setLevel(level)
     # discord.py's gateway chatter is noise at INFO.
     logging.getLogger("discord.gateway").setLevel(max(logging.getLevelName(level), logging.WARNING))
+    # Warnings and uncaught exceptions would otherwise go to stderr raw, past the redaction
+    # (a traceback of a failed login can hold the token): route them through the handler.
+    logging.captureWarnings(True)
+    sys.excepthook = _log_uncaught
+    threading.excepthook = _log_uncaught_in_thread
+
+
+def _log_uncaught(
+    exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
+) -> None:
+    if issubclass(exc_type, KeyboardInterrupt):
+        sys.__excepthook__(exc_type, exc, tb)
+        return
+    logging.getLogger("tpquiz").critical("uncaught exception", exc_info=(exc_type, exc, tb))
+
+
+def _log_uncaught_in_thread(args: threading.ExceptHookArgs) -> None:
+    if args.exc_value is None:
+        return
+    name = args.thread.name if args.thread else "?"
+    logging.getLogger("tpquiz").critical(
+        "uncaught exception in thread %s",
+        name,
+        exc_info=(args.exc_type, args.exc_value, args.exc_traceback),
+    )

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -43,6 +44,10 @@ class Database:
         self.conn = conn
         self.path = path
         self._write_lock = asyncio.Lock()
+        #: Wall-clock time of the last COMMIT, for the health heartbeat.
+        self.last_write_at: float | None = None
+        #: Called with each committed transaction's duration in seconds (metrics).
+        self.on_commit: Callable[[float], None] | None = None
 
     @classmethod
     async def open(cls, path: Path | str) -> Database:
@@ -92,6 +97,7 @@ class Database:
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """BEGIN IMMEDIATE .. COMMIT (ROLLBACK on error), serialised within this process."""
         async with self._write_lock:
+            started = time.perf_counter()
             await self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
@@ -100,6 +106,9 @@ class Database:
                 raise
             else:
                 await self.conn.execute("COMMIT")
+                self.last_write_at = time.time()
+                if self.on_commit is not None:
+                    self.on_commit(time.perf_counter() - started)
 
 
 def _split_sql(script: str) -> list[str]:

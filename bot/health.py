@@ -1,0 +1,261 @@
+"""The heartbeat file, its verdict (`tpquiz health`), and systemd's notify protocol.
+
+A process that is alive is not necessarily a bot that works: discord.py reconnects on
+its own, so a lost gateway (network down, token reset) can leave a quiet process that
+answers nobody. The bot therefore writes a small JSON heartbeat every 15 s (see
+`cogs/health.py`) saying when the gateway was last known good and when the database last
+committed. Anything that can run a command reads it: Docker's HEALTHCHECK, a systemd
+watchdog, a cron job, a person. The file lives beside the database (on the same volume)
+unless `TPQUIZ_HEARTBEAT` names another path.
+
+`sd_notify` speaks systemd's notify protocol (one datagram on `$NOTIFY_SOCKET`) directly,
+so `Type=notify` and `WatchdogSec=` work without the `systemd` Python package.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+__all__ = [
+    "HEARTBEAT_INTERVAL",
+    "Heartbeat",
+    "HeartbeatUnreadable",
+    "STATES",
+    "Verdict",
+    "check_heartbeat",
+    "evaluate",
+    "heartbeat_path_for",
+    "read_heartbeat",
+    "sd_notify",
+    "watchdog_enabled",
+    "write_heartbeat",
+]
+
+log = logging.getLogger(__name__)
+
+#: Seconds between heartbeat writes.
+HEARTBEAT_INTERVAL = 15.0
+HEARTBEAT_SUFFIX = ".heartbeat.json"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """What the bot says about itself; times are Unix seconds (wall clock, UTC)."""
+
+    pid: int
+    started_at: float
+    written_at: float
+    #: Last time the gateway was connected, ready and acknowledging heartbeats.
+    gateway_at: float | None
+    #: Last COMMIT that succeeded (the heartbeat itself commits one every interval).
+    db_write_at: float | None
+    guilds: int
+    #: Gateway heartbeat round trip in seconds, when connected.
+    latency: float | None = None
+    version: int = FORMAT_VERSION
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, object]) -> Heartbeat:
+        def opt(name: str) -> float | None:
+            value = data.get(name)
+            return None if value is None else float(value)  # type: ignore[arg-type]
+
+        return cls(
+            pid=int(data["pid"]),  # type: ignore[call-overload]
+            started_at=float(data["started_at"]),  # type: ignore[arg-type]
+            written_at=float(data["written_at"]),  # type: ignore[arg-type]
+            gateway_at=opt("gateway_at"),
+            db_write_at=opt("db_write_at"),
+            guilds=int(data.get("guilds") or 0),  # type: ignore[call-overload]
+            latency=opt("latency"),
+            version=int(data.get("version") or FORMAT_VERSION),  # type: ignore[call-overload]
+        )
+
+
+def heartbeat_path_for(db_path: Path | str, override: Path | None = None) -> Path | None:
+    """Where the heartbeat of the bot using `db_path` lives; None for in-memory databases."""
+    if override is not None:
+        return override
+    if str(db_path) == ":memory:":
+        return None
+    db_path = Path(db_path)
+    return db_path.with_name(db_path.name + HEARTBEAT_SUFFIX)
+
+
+def write_heartbeat(path: Path, beat: Heartbeat) -> None:
+    """Replace the file atomically, so a reader never sees half a heartbeat."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(beat.to_json() + "\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class HeartbeatUnreadable(Exception):
+    """The heartbeat file exists but cannot be read or parsed."""
+
+
+def read_heartbeat(path: Path) -> Heartbeat | None:
+    """The heartbeat at `path`, None when there is no file; HeartbeatUnreadable if garbled."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HeartbeatUnreadable(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return Heartbeat.from_mapping(json.loads(text))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise HeartbeatUnreadable(f"{path} is not a tpquiz heartbeat ({exc})") from None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    #: One of STATES; docs/operations.md explains each.
+    state: str
+    #: One line for people and logs: the state, and what to do when unhealthy.
+    line: str
+
+    @property
+    def healthy(self) -> bool:
+        return self.state == "healthy"
+
+
+STATES = (
+    "healthy",
+    "starting",
+    "no-heartbeat",
+    "unreadable",
+    "stale",
+    "never-connected",
+    "gateway-silent",
+    "db-stale",
+)
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 600:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def evaluate(
+    beat: Heartbeat | None, now: float, max_age: float, where: Path | None = None
+) -> Verdict:
+    """Healthy when the heartbeat, the gateway and the last DB write are all fresh."""
+    place = f" at {where}" if where else ""
+    if beat is None:
+        return Verdict(
+            "no-heartbeat",
+            f"unhealthy: no heartbeat file{place}: the bot is not running, is still starting, "
+            "or TPQUIZ_HEARTBEAT/TPQUIZ_DB point elsewhere than the bot's",
+        )
+    age = now - beat.written_at
+    if age > max_age:
+        return Verdict(
+            "stale",
+            f"unhealthy: heartbeat is {_ago(age)} old (limit {_ago(max_age)}): the bot "
+            f"(pid {beat.pid}) has stopped or its event loop is stuck; check its logs and "
+            "restart it",
+        )
+    if beat.gateway_at is None:
+        since = now - beat.started_at
+        if since <= max_age:
+            return Verdict(
+                "starting",
+                f"unhealthy: starting, not connected to Discord yet (up {_ago(since)})",
+            )
+        return Verdict(
+            "never-connected",
+            f"unhealthy: never connected to Discord in {_ago(since)}: check the token "
+            "(tpquiz doctor), the network, and the logs",
+        )
+    silent = now - beat.gateway_at
+    if silent > max_age:
+        return Verdict(
+            "gateway-silent",
+            f"unhealthy: Discord gateway silent for {_ago(silent)} (limit {_ago(max_age)}): "
+            "the network or Discord is down, or the token was reset; discord.py keeps "
+            "retrying, see the logs",
+        )
+    if beat.db_write_at is None or now - beat.db_write_at > max_age:
+        last = "never" if beat.db_write_at is None else f"{_ago(now - beat.db_write_at)} ago"
+        return Verdict(
+            "db-stale",
+            f"unhealthy: no successful database write (last: {last}): disk full, "
+            "permissions or a locked database; run tpquiz doctor",
+        )
+    latency = f", latency {beat.latency * 1000:.0f} ms" if beat.latency is not None else ""
+    servers = f"{beat.guilds} server" + ("" if beat.guilds == 1 else "s")
+    return Verdict(
+        "healthy",
+        f"healthy: gateway {_ago(silent)} ago{latency}, database write "
+        f"{_ago(now - beat.db_write_at)} ago, {servers}, pid {beat.pid}, "
+        f"up {_ago(now - beat.started_at)}",
+    )
+
+
+def check_heartbeat(path: Path | None, max_age: float, now: float | None = None) -> Verdict:
+    """Read and judge the heartbeat at `path` (what `tpquiz health` prints)."""
+    now = time.time() if now is None else now
+    if path is None:
+        return Verdict("no-heartbeat", "unhealthy: an in-memory database has no heartbeat file")
+    try:
+        beat = read_heartbeat(path)
+    except HeartbeatUnreadable as exc:
+        return Verdict("unreadable", f"unhealthy: {exc}; a running bot rewrites it every 15 s")
+    return evaluate(beat, now, max_age, path)
+
+
+# -- systemd notify protocol -------------------------------------------------------------
+
+
+def sd_notify(message: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Send `message` (e.g. "READY=1") to systemd; False when not under systemd or on error.
+
+    Never raises and never blocks: a broken notify socket must not take the bot down.
+    """
+    env = os.environ if environ is None else environ
+    address = env.get("NOTIFY_SOCKET")
+    if not address:
+        return False
+    if address.startswith("@"):  # abstract namespace socket
+        address = "\0" + address[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
+            sock.setblocking(False)
+            sock.connect(address)
+            sock.sendall(message.encode("utf-8"))
+    except OSError as exc:
+        log.warning("systemd notify (%s) failed: %s", message.split("=", 1)[0], exc)
+        return False
+    return True
+
+
+def watchdog_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether systemd expects WATCHDOG=1 pings from this process (WatchdogSec= is set)."""
+    env = os.environ if environ is None else environ
+    if not env.get("WATCHDOG_USEC"):
+        return False
+    pid = env.get("WATCHDOG_PID")
+    return not pid or pid == str(os.getpid())

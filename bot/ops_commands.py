@@ -1,0 +1,164 @@
+"""Operations subcommands of `tpquiz`: backup, restore, doctor, health.
+
+They are for the person running the bot on a small VPS, often from cron, a Docker
+HEALTHCHECK or an SSH session at the end of a long day, so each prints plain lines, says
+what to do when something is wrong, and exits 0 only on success (health: 0 healthy,
+1 not, which is what Docker and systemd expect). Each takes `--env-file` so an admin can
+point it at the service's environment file (e.g. /etc/tpquiz/tpquiz.env).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from bot.config import ConfigError, Settings
+
+__all__ = ["register", "cmd_backup", "cmd_restore", "cmd_doctor", "cmd_health"]
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.from_env(env_file=Path(args.env_file))
+
+
+def _fail(err: TextIO, command: str, message: str) -> int:
+    err.write(f"tpquiz {command}: {message}\n")
+    return 1
+
+
+def _kib(size: int) -> str:
+    return f"{size / 1024:.0f} KiB" if size < 10 * 1024 * 1024 else f"{size / 2**20:.1f} MiB"
+
+
+def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Online backup of the live database (safe while the bot runs)."""
+    from bot.storage.backup import BackupError, backup_database
+
+    try:
+        settings = _settings(args)
+        result = backup_database(settings.db_path, args.dest, overwrite=args.force, keep=args.keep)
+    except (ConfigError, BackupError) as exc:
+        return _fail(err, "backup", str(exc))
+    except OSError as exc:
+        return _fail(err, "backup", f"{exc.filename or args.dest}: {exc.strerror}")
+    out.write(
+        f"backup: wrote {result.path} ({_kib(result.size)}, schema {result.schema_version}, "
+        f"{result.answers} answers, integrity ok)\n"
+    )
+    for old in result.pruned:
+        out.write(f"backup: removed old backup {old}\n")
+    return 0
+
+
+def cmd_restore(
+    args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
+    """Replace the database by a backup; refused while the bot runs."""
+    from bot.runlock import RunLockHeld, hold_run_lock
+    from bot.storage.backup import BackupError, restore_database
+
+    try:
+        settings = _settings(args)
+        with hold_run_lock(settings.db_path):
+            result = restore_database(Path(args.src), settings.db_path)
+    except RunLockHeld as exc:
+        return _fail(
+            err,
+            "restore",
+            f"refused: {exc}. Stop the bot first (systemctl stop tpquiz, or docker compose "
+            "stop tpquiz), then restore, then start it again",
+        )
+    except (ConfigError, BackupError) as exc:
+        return _fail(err, "restore", str(exc))
+    except OSError as exc:
+        return _fail(err, "restore", f"{exc.filename or args.src}: {exc.strerror}")
+    kept = f"; the previous database is kept at {result.previous}" if result.previous else ""
+    out.write(
+        f"restore: {args.src} is now {result.path} (schema {result.schema_version}, "
+        f"{result.answers} answers){kept}\n"
+    )
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Check token, database, bank and Discord; print one line per check."""
+    from bot.doctor import Check, run_doctor
+
+    try:
+        settings = _settings(args)
+    except ConfigError as exc:
+        out.write(f"{Check('FAIL', 'settings', str(exc))}\n")
+        out.write("doctor: 1 problem: fix the settings, then run tpquiz doctor again\n")
+        return 1
+    results = asyncio.run(run_doctor(settings, offline=args.offline))
+    for check in results:
+        out.write(f"{check}\n")
+    failed = sum(c.failed for c in results)
+    if failed:
+        out.write(f"doctor: {failed} problem(s) found; fix the FAIL lines above\n")
+        return 1
+    out.write(f"doctor: all {len(results)} checks passed\n")
+    return 0
+
+
+def cmd_health(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Judge the running bot by its heartbeat file: 0 healthy, 1 not (Docker's convention)."""
+    from bot.health import check_heartbeat, heartbeat_path_for
+
+    try:
+        settings = _settings(args)
+    except ConfigError as exc:
+        out.write(f"unhealthy: settings: {exc}\n")
+        return 1
+    max_age = args.max_age if args.max_age is not None else settings.health_max_age
+    path = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
+    verdict = check_heartbeat(path, max_age)
+    out.write(f"{verdict.line}\n")
+    return 0 if verdict.healthy else 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add backup, restore, doctor and health to the `tpquiz` command."""
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument(
+            "--env-file",
+            default=".env",
+            metavar="PATH",
+            help="read settings from this file too (default: ./.env; the environment wins)",
+        )
+        return parser
+
+    backup = add("backup", "copy the live database consistently (safe while the bot runs)")
+    backup.add_argument(
+        "dest", help="backup file, or a directory for tpquiz-<UTC time>.sqlite3 files"
+    )
+    backup.add_argument("--force", action="store_true", help="replace an existing file")
+    backup.add_argument(
+        "--keep",
+        type=int,
+        metavar="N",
+        help="with a directory DEST: keep only the newest N backups there",
+    )
+    backup.set_defaults(func=cmd_backup)
+
+    restore = add("restore", "replace the database by a backup (the bot must be stopped)")
+    restore.add_argument("src", help="a file made by tpquiz backup")
+    restore.set_defaults(func=cmd_restore)
+
+    doctor = add("doctor", "check token, database, question bank and Discord; say what to fix")
+    doctor.add_argument("--offline", action="store_true", help="skip the checks that call Discord")
+    doctor.set_defaults(func=cmd_doctor)
+
+    health = add("health", "is the running bot healthy? (exit 0 yes, 1 no; for HEALTHCHECK)")
+    health.add_argument(
+        "--max-age",
+        type=float,
+        metavar="SECONDS",
+        help="gateway silence / heartbeat age limit (default: TPQUIZ_HEALTH_MAX_AGE or 120)",
+    )
+    health.set_defaults(func=cmd_health)

@@ -1,0 +1,133 @@
+"""Writes the heartbeat file every 15 s and feeds systemd's watchdog while healthy.
+
+The gateway is judged from discord.py's own state rather than from events: a quiet
+study-group server can go hours without a dispatch event, but the gateway heartbeat is
+acknowledged every ~41 s, and discord.py closes the socket itself when acknowledgements
+stop (`heartbeat_timeout`). So "connected" means: ready, not closed, the websocket open and
+a finite heartbeat latency. Each tick also commits one tiny row (`meta`), which proves the
+database is still writable (full disk, lost permissions) even when nobody answers.
+
+The watchdog is fed only while the same verdict `tpquiz health` gives is healthy, so a
+bot that lost Discord for longer than `WatchdogSec` is restarted by systemd.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from typing import TYPE_CHECKING
+
+from discord.ext import commands, tasks
+
+from bot.health import (
+    HEARTBEAT_INTERVAL,
+    Heartbeat,
+    evaluate,
+    heartbeat_path_for,
+    sd_notify,
+    watchdog_enabled,
+    write_heartbeat,
+)
+
+if TYPE_CHECKING:
+    from bot.client import TPQuizBot
+
+log = logging.getLogger(__name__)
+
+#: The `meta` key the heartbeat commits to prove the database is writable.
+DB_PROBE_KEY = "health:heartbeat"
+
+
+def gateway_connected(bot: TPQuizBot) -> bool:
+    """Whether the gateway is up now (see the module docstring for why this test)."""
+    ws = bot.ws
+    latency = bot.latency
+    return (
+        bot.is_ready()
+        and not bot.is_closed()
+        and ws is not None
+        and ws.open
+        and math.isfinite(latency)
+        and latency >= 0
+    )
+
+
+class HealthCog(commands.Cog):
+    def __init__(self, bot: TPQuizBot) -> None:
+        self.bot = bot
+        settings = bot.settings
+        self.path = heartbeat_path_for(bot.storage.db.path, settings.heartbeat_path)
+        self.max_age = settings.health_max_age
+        self.started_at = time.time()
+        self.gateway_at: float | None = None
+        self.watchdog = watchdog_enabled()
+        self._notified_ready = False
+        self._last_verdict: bool | None = None
+
+    async def cog_load(self) -> None:
+        self.beat.start()
+
+    async def cog_unload(self) -> None:
+        self.beat.cancel()
+        if self._notified_ready:
+            sd_notify("STOPPING=1")
+
+    @tasks.loop(seconds=HEARTBEAT_INTERVAL)
+    async def beat(self) -> None:
+        # An exception escaping a tasks.loop ends it for good: never let one out.
+        try:
+            await self.tick()
+        except Exception:
+            log.exception("heartbeat tick failed")
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        await self.tick()
+
+    async def tick(self, now: float | None = None) -> Heartbeat:
+        """Probe, write the heartbeat, notify systemd; never raises (the loop must live)."""
+        now = time.time() if now is None else now
+        connected = gateway_connected(self.bot)
+        if connected:
+            self.gateway_at = now
+        latency = self.bot.latency
+        try:
+            await self.bot.storage.meta.set(DB_PROBE_KEY, str(int(now)))
+        except Exception:
+            log.warning("heartbeat: the database write failed", exc_info=True)
+        beat = Heartbeat(
+            pid=os.getpid(),
+            started_at=self.started_at,
+            written_at=now,
+            gateway_at=self.gateway_at,
+            db_write_at=self.bot.storage.db.last_write_at,
+            guilds=len(self.bot.guilds),
+            latency=latency if connected and math.isfinite(latency) else None,
+        )
+        if self.path is not None:
+            try:
+                write_heartbeat(self.path, beat)
+            except OSError:
+                log.warning("heartbeat: cannot write %s", self.path, exc_info=True)
+        metrics = self.bot.metrics
+        metrics.guilds.set(beat.guilds)
+        metrics.gateway_latency.set(beat.latency if beat.latency is not None else math.nan)
+
+        verdict = evaluate(beat, now, self.max_age)
+        if verdict.healthy != self._last_verdict:  # log changes, not every tick
+            quiet = verdict.state in ("healthy", "starting")
+            level = logging.INFO if quiet else logging.WARNING
+            log.log(level, "health: %s", verdict.line)
+            self._last_verdict = verdict.healthy
+        if verdict.healthy:
+            if not self._notified_ready:
+                self._notified_ready = sd_notify("READY=1\nSTATUS=connected to Discord")
+            if self.watchdog:
+                sd_notify("WATCHDOG=1")
+        return beat
+
+
+async def setup(bot: TPQuizBot) -> None:
+    await bot.add_cog(HealthCog(bot))

@@ -1,0 +1,93 @@
+"""The run lock: one bot per database, visible to `restore` in another process."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bot.runlock import RunLockHeld, hold_run_lock, lock_path, running_pid
+from tests.ops.conftest import CliRunner
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_second_holder_is_refused_with_the_first_ones_pid(tmp_path: Path) -> None:
+    db = tmp_path / "d" / "tpquiz.sqlite3"
+    assert running_pid(db) is None  # never ran
+    with hold_run_lock(db) as path:
+        assert path == lock_path(db) == tmp_path / "d" / "tpquiz.sqlite3.lock"
+        assert running_pid(db) == os.getpid()
+        with pytest.raises(RunLockHeld) as caught, hold_run_lock(db):
+            pass
+        assert caught.value.pid == os.getpid()
+        assert f"pid {os.getpid()}" in str(caught.value)
+    assert running_pid(db) is None
+    with hold_run_lock(db):  # released, so it can be taken again
+        pass
+
+
+def test_probing_does_not_take_the_lock_away(tmp_path: Path) -> None:
+    db = tmp_path / "tpquiz.sqlite3"
+    with hold_run_lock(db):
+        for _ in range(3):
+            assert running_pid(db) == os.getpid()
+
+
+def test_an_in_memory_database_needs_no_lock() -> None:
+    with hold_run_lock(":memory:"), hold_run_lock(":memory:"):
+        pass
+
+
+def test_a_bot_in_another_process_blocks_restore_until_it_exits(
+    cli: CliRunner, ops_env: Path, tmp_path: Path
+) -> None:
+    """The real situation: the bot is another process; the kernel frees the lock at exit."""
+    holder = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(REPO)!r})
+        from bot.runlock import hold_run_lock
+        with hold_run_lock({str(ops_env)!r}):
+            print("locked", flush=True)
+            sys.stdin.readline()   # hold until the test says so
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "locked"
+        assert running_pid(ops_env) == proc.pid
+        code, _, err = cli("restore", str(tmp_path / "whatever.sqlite3"))
+        assert code == 1 and f"pid {proc.pid}" in err
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    assert running_pid(ops_env) is None
+
+
+def test_tpquiz_run_refuses_a_second_bot_on_the_same_database(
+    ops_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    restore_logging: None,
+) -> None:
+    from bot import cli, runlock
+    from tests.ops.fake_discord import TOKEN
+
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    monkeypatch.setattr(runlock, "START_WAIT_SECONDS", 0.0)
+    with hold_run_lock(ops_env):
+        code = cli.cmd_run(argparse.Namespace())
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("tpquiz: tpquiz is running on this database (pid ")
+    assert TOKEN not in err
+    assert not ops_env.exists()  # refused before opening (and migrating) the database

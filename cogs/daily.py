@@ -173,7 +173,9 @@ class DailyPoster:
                 text,
             )
             await self.service.failed(claim, code=code, status=status, text=text)
+            self.bot.metrics.daily_post(sent=False)
             return Delivery(claim, None, exc)
+        self.bot.metrics.daily_post(sent=True)
         log.info(
             "daily question %s posted in guild %s (message %s)",
             claim.question.id,

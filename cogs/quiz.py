@@ -196,12 +196,19 @@ async def answer_post(interaction: Interaction, post_id: int, choice_index: int)
         await _report(interaction, exc)
         return
     post, question = outcome.post, outcome.question
+    if outcome.result is not None:
+        bot.metrics.answer_recorded(
+            correct=outcome.result.correct, duplicate=outcome.result.duplicate
+        )
     if outcome.result is None:
         embed = render.closed_embed(question, post.order, lang)
     else:
         embed = render.answer_embed(question, post.order, outcome.result, lang)
         if not outcome.result.duplicate and bot.count_edits is not None:
             bot.count_edits.touch(post.id)
+    # Measured as the reply goes out: the time the member waited for the bot.
+    age = discord.utils.utcnow() - interaction.created_at
+    bot.metrics.observe_interaction(age.total_seconds(), kind="answer")
     try:
         await reply(interaction, embed=embed, ephemeral=True)
     except discord.HTTPException:

@@ -87,7 +87,7 @@ async def test_command_sync_body_is_localised_and_not_resent_on_restart(quiz: Qu
 
 async def test_question_post_right_wrong_and_repeated_clicks(quiz: QuizHarness) -> None:
     alice, bob = quiz.member(ALICE, "alice"), quiz.member(BOB, "bob")
-    async with quiz.bot():
+    async with quiz.bot() as bot:
         message_id, message = await post_question(quiz, alice)
         qid, ids, right = answer_buttons(quiz, message)
         question = quiz.bank[qid]
@@ -134,6 +134,9 @@ async def test_question_post_right_wrong_and_repeated_clicks(quiz: QuizHarness) 
         assert f"You already answered **{right_letter}**" in answer["description"]
         assert answer["title"] == "✅ Correct!"
         assert count_answers(quiz) == 2
+        recorded = bot.metrics.answers_recorded
+        assert [recorded.value(outcome=o) for o in ("correct", "wrong", "duplicate")] == [1, 1, 1]
+        assert bot.metrics.interaction_latency.count(kind="answer") == 3
 
         # The post's count is edited (coalesced), never per click.
         edit = await quiz.loopback.wait_for(

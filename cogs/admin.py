@@ -23,11 +23,11 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.daily import DailyOverview, DailyService
-from bot.deadlines import reply, within_deadline
 from bot.i18n import t
-from bot.quiz.model import Lang, lang_for_locale
+from bot.quiz.model import Lang
 from bot.quiz.schedule import format_time, timezone_suggestions
 from bot.render import QUESTION_COLOUR, day_label
+from bot.responses import reply, report_error, user_lang, within_deadline
 from bot.service import QuizError
 from cogs.daily import DailyPoster, error_fields
 
@@ -49,10 +49,6 @@ _LANGUAGE_CHOICES = [
 
 class NotAdmin(app_commands.CheckFailure):
     """The caller lacks Manage Server (Discord showed them the command anyway)."""
-
-
-def _lang(interaction: Interaction) -> Lang:
-    return lang_for_locale(str(interaction.locale))
 
 
 def _stamp(moment: datetime, style: str) -> str:
@@ -203,7 +199,7 @@ class AdminCog(
         time: app_commands.Range[str, 1, 8] | None = None,
         timezone: app_commands.Range[str, 1, 64] | None = None,
     ) -> None:
-        lang = _lang(interaction)
+        lang = user_lang(interaction)
         guild = interaction.guild
         assert guild is not None
         if guild.me is not None:
@@ -252,7 +248,7 @@ class AdminCog(
     @daily.command(name=locale_str("off"), description=locale_str("Stop the daily questions"))
     async def daily_off(self, interaction: Interaction) -> None:
         assert interaction.guild_id is not None
-        lang = _lang(interaction)
+        lang = user_lang(interaction)
         changed = await within_deadline(
             interaction, self.service.turn_off(interaction.guild_id), ephemeral=True
         )
@@ -265,7 +261,7 @@ class AdminCog(
     )
     async def daily_now(self, interaction: Interaction) -> None:
         assert interaction.guild_id is not None
-        lang = _lang(interaction)
+        lang = user_lang(interaction)
         poster = self.poster
         guild_id = interaction.guild_id
 
@@ -299,7 +295,9 @@ class AdminCog(
             self.service.overview(interaction.guild_id, str(interaction.guild_locale)),
             ephemeral=True,
         )
-        await reply(interaction, embed=settings_embed(overview, _lang(interaction)), ephemeral=True)
+        await reply(
+            interaction, embed=settings_embed(overview, user_lang(interaction)), ephemeral=True
+        )
 
     @app_commands.command(
         name=locale_str("language"), description=locale_str("Language of public posts")
@@ -311,7 +309,7 @@ class AdminCog(
         assert interaction.guild_id is not None
         chosen = cast(Lang, language.value)
         await self.service.set_language(interaction.guild_id, chosen)
-        lang = _lang(interaction)
+        lang = user_lang(interaction)
         await reply(
             interaction,
             content=t("language_set", lang, language=t(f"lang_{chosen}", lang)),
@@ -329,7 +327,7 @@ class AdminCog(
     async def role(self, interaction: Interaction, role: discord.Role | None = None) -> None:
         assert interaction.guild_id is not None
         await self.service.set_role(interaction.guild_id, role.id if role else None)
-        lang = _lang(interaction)
+        lang = user_lang(interaction)
         text = t("role_set", lang, role=role.mention) if role else t("role_cleared", lang)
         await reply(interaction, content=text, ephemeral=True)
 
@@ -337,19 +335,10 @@ class AdminCog(
         self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
         """Every refusal and failure becomes an ephemeral message in the caller's language."""
-        lang = _lang(interaction)
         original = getattr(error, "original", error)
-        if isinstance(error, NotAdmin):
-            text = t("admin_only", lang)
-        elif isinstance(original, QuizError):
-            text = t(original.key, lang, **original.params)
-        else:
-            log.error("/tpquiz-admin failed for interaction %s", interaction.id, exc_info=original)
-            text = t("internal_error", lang)
-        try:
-            await reply(interaction, content=text, ephemeral=True)
-        except discord.HTTPException:
-            log.warning("could not answer interaction %s", interaction.id, exc_info=True)
+        await report_error(
+            interaction, QuizError("admin_only") if isinstance(error, NotAdmin) else original
+        )
 
 
 async def setup(bot: TPQuizBot) -> None:

@@ -16,11 +16,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render
-from bot.deadlines import reply, update, within_deadline
 from bot.i18n import t
 from bot.post_updates import CoalescedEdits
-from bot.quiz.model import LETTERS, TOPICS, Lang, lang_for_locale
+from bot.quiz.model import LETTERS, TOPICS, Lang
 from bot.quiz.periods import Period
+from bot.responses import reply, report_error, update, user_lang, within_deadline
 from bot.service import QuizError
 
 if TYPE_CHECKING:
@@ -35,26 +35,8 @@ def _bot(interaction: Interaction) -> TPQuizBot:
     return cast("TPQuizBot", interaction.client)
 
 
-def _user_lang(interaction: Interaction) -> Lang:
-    return lang_for_locale(str(interaction.locale))
-
-
 def _name(interaction: Interaction) -> str:
     return interaction.user.display_name
-
-
-async def _report(interaction: Interaction, exc: Exception) -> None:
-    """Tell the member what went wrong, ephemerally; never raise from here."""
-    lang = _user_lang(interaction)
-    if isinstance(exc, QuizError):
-        text = t(exc.key, lang, **exc.params)
-    else:
-        log.error("interaction %s failed", interaction.id, exc_info=exc)
-        text = t("internal_error", lang)
-    try:
-        await reply(interaction, content=text, ephemeral=True)
-    except discord.HTTPException:
-        log.warning("could not report an error for interaction %s", interaction.id, exc_info=True)
 
 
 # -- buttons ---------------------------------------------------------------------------
@@ -177,7 +159,7 @@ def leaderboard_view(period: Period, page: int, pages: int, lang: Lang) -> disco
 
 async def answer_post(interaction: Interaction, post_id: int, choice_index: int) -> None:
     bot = _bot(interaction)
-    lang = _user_lang(interaction)
+    lang = user_lang(interaction)
     try:
         if interaction.guild_id is None:
             raise QuizError("guild_only")
@@ -193,7 +175,7 @@ async def answer_post(interaction: Interaction, post_id: int, choice_index: int)
             ephemeral=True,
         )
     except Exception as exc:
-        await _report(interaction, exc)
+        await report_error(interaction, exc)
         return
     post, question = outcome.post, outcome.question
     if outcome.result is not None:
@@ -220,7 +202,7 @@ async def answer_test(
     interaction: Interaction, run_id: int, position: int, choice_index: int
 ) -> None:
     bot = _bot(interaction)
-    lang = _user_lang(interaction)
+    lang = user_lang(interaction)
     try:
         if interaction.guild_id is None:
             raise QuizError("guild_only")
@@ -238,7 +220,7 @@ async def answer_test(
             update=True,
         )
     except Exception as exc:
-        await _report(interaction, exc)
+        await report_error(interaction, exc)
         return
     try:
         if step.summary is not None:
@@ -268,7 +250,7 @@ async def show_leaderboard(
     interaction: Interaction, period: Period, page: int, *, edit: bool
 ) -> None:
     bot = _bot(interaction)
-    lang = _user_lang(interaction)
+    lang = user_lang(interaction)
     try:
         if interaction.guild_id is None:
             raise QuizError("guild_only")
@@ -281,7 +263,7 @@ async def show_leaderboard(
             update=edit,
         )
     except Exception as exc:
-        await _report(interaction, exc)
+        await report_error(interaction, exc)
         return
     embed = render.leaderboard_embed(board, lang)
     view = leaderboard_view(period, board.page, board.pages, lang)
@@ -338,7 +320,7 @@ class QuizCog(
                 ephemeral=False,
             )
         except Exception as exc:
-            await _report(interaction, exc)
+            await report_error(interaction, exc)
             return
         embed = render.question_embed(question, post.order, language)
         try:
@@ -359,7 +341,7 @@ class QuizCog(
     )
     async def test(self, interaction: Interaction) -> None:
         assert interaction.guild_id is not None
-        lang = _user_lang(interaction)
+        lang = user_lang(interaction)
         try:
             run, question = await within_deadline(
                 interaction,
@@ -369,7 +351,7 @@ class QuizCog(
                 ephemeral=True,
             )
         except Exception as exc:
-            await _report(interaction, exc)
+            await report_error(interaction, exc)
             return
         embed = render.test_question_embed(
             question, run.orders[0], lang, position=0, total=len(run.question_ids)
@@ -399,7 +381,7 @@ class QuizCog(
     @app_commands.rename(member=app_commands.locale_str("member"))
     async def stats(self, interaction: Interaction, member: discord.Member | None = None) -> None:
         assert interaction.guild_id is not None
-        lang = _user_lang(interaction)
+        lang = user_lang(interaction)
         target = member or interaction.user
         try:
             report = await within_deadline(
@@ -408,7 +390,7 @@ class QuizCog(
                 ephemeral=True,
             )
         except Exception as exc:
-            await _report(interaction, exc)
+            await report_error(interaction, exc)
             return
         await reply(
             interaction, embed=render.stats_embed(target.display_name, report, lang), ephemeral=True
@@ -417,7 +399,7 @@ class QuizCog(
     async def cog_app_command_error(
         self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
-        await _report(interaction, getattr(error, "original", error))
+        await report_error(interaction, getattr(error, "original", error))
 
 
 async def _edit_count(bot: TPQuizBot, post_id: int) -> None:

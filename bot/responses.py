@@ -1,4 +1,4 @@
-"""Answering interactions inside Discord's 3-second window.
+"""Answering interactions: inside Discord's 3-second window, in the member's language.
 
 Work that touches the database usually takes milliseconds, but another process may hold
 the write lock (a backup, say). `within_deadline` runs the work and, if it is not done
@@ -10,12 +10,18 @@ commit still lands and the member still hears about it.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import discord
 
+from bot.i18n import t
+from bot.quiz.model import Lang, lang_for_locale
+from bot.service import QuizError
+
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 #: Seconds to wait before deferring; Discord fails interactions not answered in 3 s.
 DEFER_AFTER = 2.0
@@ -58,3 +64,26 @@ async def update(interaction: discord.Interaction[Any], **kwargs: Any) -> None:
         await interaction.edit_original_response(**kwargs)
     else:
         await interaction.response.edit_message(**kwargs)
+
+
+def user_lang(interaction: discord.Interaction[Any]) -> Lang:
+    """The language of the member who interacted (their Discord client's locale)."""
+    return lang_for_locale(str(interaction.locale))
+
+
+async def report_error(interaction: discord.Interaction[Any], exc: BaseException) -> None:
+    """Tell the member what went wrong, ephemerally, in their language; never raise.
+
+    A `QuizError` names its message; anything else is logged with its traceback and
+    the member gets a generic message (a recorded answer is never lost by this).
+    """
+    lang = user_lang(interaction)
+    if isinstance(exc, QuizError):
+        text = t(exc.key, lang, **exc.params)
+    else:
+        log.error("interaction %s failed", interaction.id, exc_info=exc)
+        text = t("internal_error", lang)
+    try:
+        await reply(interaction, content=text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not report an error for interaction %s", interaction.id, exc_info=True)

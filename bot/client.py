@@ -7,6 +7,7 @@ database and a fixed clock.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -25,6 +26,12 @@ from bot.service import Clock, QuizService
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
+
+#: How long `close()` waits for interactions in flight (systemd and Docker allow 30 s).
+SHUTDOWN_GRACE = 10.0
+#: Name prefixes of the tasks discord.py 2.x runs interaction handlers in: component
+#: callbacks and modals ("discord-ui-..."), application commands ("CommandTree-invoker").
+_INTERACTION_TASKS = ("discord-ui-", "CommandTree-invoker")
 
 #: Every extension the bot loads, in order; a test loads each one.
 EXTENSIONS: tuple[str, ...] = ("cogs.quiz", "cogs.health", "cogs.daily", "cogs.admin")
@@ -62,6 +69,7 @@ class TPQuizBot(commands.Bot):
         storage.db.on_commit = self.metrics.observe_db_write
         # Set by the quiz cog, which knows how to render a post.
         self.count_edits: CoalescedEdits | None = None
+        self._finishing_before_http_close = False
 
     async def setup_hook(self) -> None:
         await self.tree.set_translator(CommandTranslator())
@@ -109,6 +117,43 @@ class TPQuizBot(commands.Bot):
         return synced
 
     async def close(self) -> None:
-        if self.count_edits is not None:
-            await self.count_edits.flush()
+        """Stop reading the gateway, let the interactions in flight finish, then close.
+
+        discord.py's own close shuts the gateway and then the HTTP session at once, so a
+        click being answered at that moment (SIGTERM from systemd or Docker) had its
+        answer committed but its reply cut off (tests/drills/test_shutdown.py). Here the
+        HTTP session is closed only after those handlers are done (at most
+        `SHUTDOWN_GRACE` seconds) and the pending count edits are sent; events arriving
+        after the gateway closed are not started (Discord tells those members the
+        interaction failed, and their click works again after the restart).
+        """
+        if not self._finishing_before_http_close:
+            self._finishing_before_http_close = True
+            close_http = self.http.close
+
+            async def finish_then_close_http() -> None:
+                await self.finish_interactions(SHUTDOWN_GRACE)
+                if self.count_edits is not None:
+                    await self.count_edits.flush()
+                await close_http()
+
+            # discord.py closes the gateway first, then calls http.close(): the hook.
+            self.http.close = finish_then_close_http  # type: ignore[method-assign]
         await super().close()
+
+    async def finish_interactions(self, timeout: float) -> None:  # noqa: ASYNC109
+        """Wait for discord.py's tasks that run interaction handlers (named as below)."""
+        current = asyncio.current_task()
+        running = [
+            task
+            for task in asyncio.all_tasks()
+            if task is not current
+            and task.get_name().startswith(_INTERACTION_TASKS)
+            and not task.get_name().startswith("discord-ui-view-timeout-")
+        ]
+        if not running:
+            return
+        log.info("finishing %d interaction(s) in flight before closing", len(running))
+        _, late = await asyncio.wait(running, timeout=timeout)
+        if late:
+            log.warning("%d interaction(s) still running after %.0f s; closing", len(late), timeout)

@@ -243,12 +243,16 @@ class QuizService:
     ) -> LeaderboardPage:
         start = period_start(period, self.clock())
         since = to_ms(start) if start else None
-        _, total = await self.storage.standings.page(guild_id, since, offset=0, limit=0)
-        pages = max(1, -(-total // LEADERBOARD_PAGE))
-        page = min(max(page, 0), pages - 1)
+        page = max(page, 0)
         rows, total = await self.storage.standings.page(
             guild_id, since, offset=page * LEADERBOARD_PAGE, limit=LEADERBOARD_PAGE
         )
+        pages = max(1, -(-total // LEADERBOARD_PAGE))
+        if page >= pages:  # a Next button on an old message, past the last page now
+            page = pages - 1
+            rows, total = await self.storage.standings.page(
+                guild_id, since, offset=page * LEADERBOARD_PAGE, limit=LEADERBOARD_PAGE
+            )
         caller = None
         if all(r.score.user_id != user_id for r in rows):
             found = await self.storage.standings.position(guild_id, user_id, since)

@@ -85,11 +85,12 @@ class PostStore:
             await conn.execute("DELETE FROM posts WHERE id = ? AND answer_count = 0", (post_id,))
 
     async def get(self, post_id: int) -> Post | None:
-        async with self.db.conn.execute(
+        # Read on every click: one trip to aiosqlite's thread instead of three.
+        rows = await self.db.conn.execute_fetchall(
             f"SELECT {_COLUMNS} FROM posts WHERE id = ?", (post_id,)
-        ) as cur:
-            row = await cur.fetchone()
-        return _post(row) if row else None
+        )
+        row = next(iter(rows), None)
+        return _post(row) if row is not None else None
 
     async def recent_question_ids(self, guild_id: int, limit: int) -> list[str]:
         """Question ids of the server's latest posts, newest first."""

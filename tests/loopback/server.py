@@ -1255,16 +1255,28 @@ class LoopbackDiscord:
         for session in self.sessions.values():
             session.alive = False
 
-    async def wait_connected(self, timeout: float = 5.0, *, resumes: int = 0) -> None:  # noqa: ASYNC109 (public API)
+    async def wait_connected(
+        self,
+        timeout: float = 5.0,  # noqa: ASYNC109 (public API)
+        *,
+        resumes: int = 0,
+        identifies: int = 0,
+    ) -> None:
         """Wait until some session is connected and has received all its events.
 
-        With ``resumes=n`` also wait until at least ``n`` RESUMEs have been served.
+        With ``resumes=n`` also wait until at least ``n`` RESUMEs have been served, with
+        ``identifies=n`` until at least ``n`` IDENTIFYs (e.g. a bot process started
+        again after a crash: its first IDENTIFY is the ``n``-th).
         """
 
         def connected() -> bool:
-            return self.resume_count >= resumes and any(
-                s.alive and s.conn is not None and s.conn.sent >= len(s.buffer)
-                for s in self.sessions.values()
+            return (
+                self.resume_count >= resumes
+                and self.identify_count >= identifies
+                and any(
+                    s.alive and s.conn is not None and s.conn.sent >= len(s.buffer)
+                    for s in self.sessions.values()
+                )
             )
 
         async with self._gw_cond:
@@ -1274,7 +1286,8 @@ class LoopbackDiscord:
             except TimeoutError:
                 raise TimeoutError(
                     f"no connected gateway session within {timeout}s (resumes served: "
-                    f"{self.resume_count}, wanted {resumes}; identifies: {self.identify_count})"
+                    f"{self.resume_count}, wanted {resumes}; identifies: {self.identify_count},"
+                    f" wanted {identifies})"
                 ) from None
 
     # ------------------------------------------------------------------ gateway

@@ -508,3 +508,18 @@ async def test_bodies_are_validated() -> None:
         f"POST /channels/{CHANNEL_ID}/messages: rejected by stub",
         f"POST /channels/{CHANNEL_ID}/messages: rejected by stub",
     ]
+
+
+async def test_wait_connected_can_wait_for_the_next_identify(loopback: LoopbackDiscord) -> None:
+    """A bot started again identifies anew; `identifies=` waits for exactly that."""
+    alice = setup_guild(loopback)
+    async with running(LoopbackTestBot(), loopback):
+        await loopback.wait_connected(identifies=1)
+        with pytest.raises(TimeoutError, match="wanted 2"):
+            await loopback.wait_connected(0.05, identifies=2)
+    async with running(LoopbackTestBot(), loopback):
+        await loopback.wait_connected(identifies=2)
+        callback = await loopback.interact(
+            loopback.slash_command(GUILD_ID, CHANNEL_ID, alice, "ping")
+        )
+        assert callback.body["data"]["content"] == "pong"

@@ -1,0 +1,518 @@
+"""The loopback Discord in a process of its own, with the load generator inside it.
+
+Why a separate process: the bench measures the bot, so the fake Discord (building and
+sending INTERACTION_CREATE frames, answering REST calls) must not share the bot's event
+loop or its core. This process runs `LoopbackDiscord` (no OpenAPI validation, for speed)
+and the click generator; the bench script that starts it only sends commands and reads
+results, and sits idle while a load runs.
+
+Control API: one JSON object per line on stdin, one JSON reply per line on stdout
+(`{"ok": true, ...}` or `{"ok": false, "error": ...}`); logs go to stderr. Commands:
+
+* `info`: REST base, gateway URL and the token the bot must use.
+* `setup {guilds, guild_base}`: create guilds with one text channel each.
+* `wait_session {identifies, timeout}`: wait until the bot has identified that many times
+  in all and its session has been sent every event (READY, GUILD_CREATEs).
+* `post {count, guild, channel}`: run `/tpquiz question` that many times.
+* `post_daily {guilds}`: a daily question in each (guild, channel) (`daily now`).
+* `clone_posts {message_ids}`: copies of messages (for a bot that did not post them).
+* `load {mode: closed|open, ...}`: click on posts, see `_load`; returns latencies.
+* `global_limit {rps}`: answer bot-authorised REST calls beyond `rps` per second with a
+  global 429, as Discord does (0 turns it off). Interaction callbacks are exempt.
+* `channel_posts {since}`: counts and timings of channel messages posted (fan-out).
+* `quit`.
+
+Latency of a click is measured here: from handing INTERACTION_CREATE to the gateway
+writer to the moment the bot's callback request has been handled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+import tests.loopback.server as loopback_server
+from bench.botproc import bot_token
+from bench.common import percentile, summary_ms
+from tests.loopback.server import (
+    ALL_PERMISSIONS,
+    CALLBACK_ROUTE,
+    CHANNEL_MESSAGES_ROUTE,
+    LoopbackDiscord,
+    RecordedRequest,
+)
+
+log = logging.getLogger("bench.loopback")
+
+#: Discord's global limit: 50 requests per second per bot token.
+DISCORD_GLOBAL_RPS = 50
+#: How long a click may wait for its callback before it counts as lost (Discord: 3 s).
+CLICK_TIMEOUT = 10.0
+
+
+@dataclass
+class Click:
+    """One sent click and what came back."""
+
+    sent: float
+    answered: float | None = None
+    status: int | None = None
+    callback_type: int | None = None
+
+
+@dataclass
+class _GlobalLimit:
+    rps: int = 0
+    window_start: float = 0.0
+    used: int = 0
+    rejected: int = 0
+    passed: list[float] = field(default_factory=list)
+
+
+class _NoDeepCopy:
+    """Stands in for the `copy` module inside `tests.loopback.server` during a load.
+
+    The loopback deep-copies every payload it stores, sends or records, so that a test
+    may mutate what it got back; that was half of its CPU per click, on the same two
+    cores as the bot it measures. During a timed load nothing mutates those objects:
+    click payloads are prepared (with copies) before the clock starts, and the requests
+    served then (callbacks, followups, message edits) only store fresh request bodies and
+    serialise them. So `no_deep_copies()` turns copying off for exactly that time.
+    """
+
+    @staticmethod
+    def deepcopy(value: Any) -> Any:
+        return value
+
+
+@contextlib.contextmanager
+def no_deep_copies() -> Iterator[None]:
+    saved = loopback_server.copy
+    loopback_server.copy = _NoDeepCopy  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        loopback_server.copy = saved
+
+
+class BenchLoopback(LoopbackDiscord):
+    """`LoopbackDiscord` with O(1) callback matching, timestamps and a global rate limit.
+
+    `LoopbackDiscord.interact()` scans the request log on every wake-up, which is fine for
+    a test and quadratic for 10,000 clicks; here each click registers a future keyed by
+    interaction id and `_record` resolves it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(validator=None)
+        self.token = bot_token(self.bot_user_id)
+        self._waiting: dict[str, asyncio.Future[tuple[float, int, int | None]]] = {}
+        self.limit = _GlobalLimit()
+
+    async def _record(self, recorded: RecordedRequest) -> None:
+        if recorded.route == CALLBACK_ROUTE:
+            interaction_id = recorded.path.split("/", 3)[2]
+            waiter = self._waiting.pop(interaction_id, None)
+            if waiter is not None and not waiter.done():
+                body = recorded.body if isinstance(recorded.body, dict) else {}
+                waiter.set_result((time.perf_counter(), recorded.status, body.get("type")))
+        elif (
+            recorded.route == CHANNEL_MESSAGES_ROUTE
+            and recorded.method == "POST"
+            and recorded.status == 200
+        ):
+            self.limit.passed.append(time.perf_counter())
+        await super()._record(recorded)
+
+    async def _handle_rest(self, request: web.Request) -> web.StreamResponse:
+        rejected = self._global_limit(request)
+        if rejected is not None:
+            return rejected
+        return await super()._handle_rest(request)
+
+    def _global_limit(self, request: web.Request) -> web.StreamResponse | None:
+        """Discord's global limit: bot-token requests beyond `rps` a second get a 429."""
+        limit = self.limit
+        if not limit.rps or not request.headers.get("Authorization", "").startswith("Bot "):
+            return None
+        now = time.monotonic()
+        if now - limit.window_start >= 1.0:
+            limit.window_start, limit.used = now, 0
+        if limit.used < limit.rps:
+            limit.used += 1
+            return None
+        limit.rejected += 1
+        retry_after = max(0.001, 1.0 - (now - limit.window_start))
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": retry_after,
+            "global": True,
+        }
+        return web.Response(
+            status=429,
+            body=json.dumps(body).encode(),
+            content_type="application/json",
+            headers={
+                "Via": "1.1 google",
+                "Retry-After": str(max(1, round(retry_after + 0.5))),
+                "X-RateLimit-Global": "true",
+                "X-RateLimit-Scope": "global",
+            },
+        )
+
+    # -- clicks ----------------------------------------------------------------------
+
+    async def click(self, payload: dict[str, Any], result: Click) -> None:
+        """Send one prepared INTERACTION_CREATE and wait for the bot's callback."""
+        waiter: asyncio.Future[tuple[float, int, int | None]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._waiting[payload["id"]] = waiter
+        result.sent = time.perf_counter()
+        self._enqueue("INTERACTION_CREATE", payload, fresh_payload=True)
+        try:
+            async with asyncio.timeout(CLICK_TIMEOUT):
+                result.answered, result.status, result.callback_type = await waiter
+        except TimeoutError:
+            self._waiting.pop(payload["id"], None)
+
+
+class Controller:
+    """Executes control commands against one `BenchLoopback`."""
+
+    def __init__(self, loopback: BenchLoopback, seed: int) -> None:
+        self.lb = loopback
+        self.rng = random.Random(seed)
+        self.next_member = 1_400_000_000_000_000_000
+        self.guilds: list[tuple[int, int]] = []
+
+    async def handle(self, cmd: dict[str, Any]) -> dict[str, Any]:
+        name = cmd.pop("cmd")
+        method = getattr(self, f"cmd_{name}", None)
+        if method is None:
+            raise ValueError(f"unknown command {name!r}")
+        result: dict[str, Any] = await method(**cmd)
+        return result
+
+    async def cmd_info(self) -> dict[str, Any]:
+        return {
+            "rest_base": self.lb.rest_base,
+            "gateway_url": self.lb.gateway_url,
+            "token": self.lb.token,
+            "bot_user_id": self.lb.bot_user_id,
+        }
+
+    async def cmd_setup(
+        self,
+        guilds: int,
+        guild_base: int = 1_300_000_000_000_000_000,
+        channels: int = 1,
+        roles: int = 0,
+    ) -> dict[str, Any]:
+        """`guilds` servers with `channels` text channels and `roles` extra roles each;
+        returns (guild id, first channel id) pairs."""
+        created = []
+        for i in range(guilds):
+            guild_id = guild_base + i * 1_000
+            channel_ids = [guild_id + 1 + c for c in range(channels)]
+            self.lb.add_guild(guild_id, name=f"bench {i}", channel_ids=channel_ids)
+            for r in range(roles):
+                self.lb.add_role(guild_id, guild_id + 500 + r, f"role {r}")
+            created.append((guild_id, channel_ids[0]))
+        self.guilds.extend(created)
+        return {"guilds": created}
+
+    async def cmd_wait_session(self, identifies: int, timeout: float = 60.0) -> dict[str, Any]:  # noqa: ASYNC109
+        await self.lb.wait_connected(timeout, identifies=identifies)
+        return {"identifies": self.lb.identify_count, "resumes": self.lb.resume_count}
+
+    def _member(self) -> dict[str, Any]:
+        self.next_member += 1
+        return self.lb.member(self.next_member, f"m{self.next_member % 1_000_000}")
+
+    async def cmd_post(self, count: int, guild: int, channel: int) -> dict[str, Any]:
+        ids = []
+        poster = self._member()
+        for _ in range(count):
+            request = await self.lb.interact(
+                self.lb.slash_command(guild, channel, poster, "tpquiz", "question"), timeout=10
+            )
+            if request.status != 200 or request.body.get("type") != 4:
+                raise RuntimeError(f"/tpquiz question failed: {request.status} {request.body}")
+            ids.append(int(request.response["resource"]["message"]["id"]))
+        return {"message_ids": ids}
+
+    async def cmd_post_daily(self, guilds: list[list[int]]) -> dict[str, Any]:
+        """In each (guild, channel): `/tpquiz-admin daily channel`, then `daily now`;
+        returns the daily posts' message ids (one server can have one a day)."""
+        admin = self.lb.member(1_399_999_999_999_999_999, "admin", permissions=ALL_PERMISSIONS)
+        ids = []
+        for guild, channel in guilds:
+            for sub, options in (("daily channel", {"channel": channel}), ("daily now", None)):
+                since = len(self.lb.requests)
+                request = await self.lb.interact(
+                    self.lb.slash_command(guild, channel, admin, "tpquiz-admin", sub, options),
+                    timeout=10,
+                )
+                if request.status != 200:
+                    raise RuntimeError(f"/tpquiz-admin {sub} failed: {request.body}")
+            posted = [
+                r
+                for r in self.lb.requests[since:]
+                if r.method == "POST" and r.route == CHANNEL_MESSAGES_ROUTE and r.status == 200
+            ]
+            if not posted:
+                raise RuntimeError(f"no daily post in guild {guild}")
+            ids.append(int(posted[-1].response["id"]))
+        return {"message_ids": ids}
+
+    async def cmd_synthetic_posts(self, count: int, channel: int) -> dict[str, Any]:
+        """Question-like messages made by the loopback itself (for a baseline-only run)."""
+        ids = []
+        for n in range(count):
+            buttons = [
+                {"type": 2, "style": 2, "label": letter, "custom_id": f"tpq:a:{n + 1}:{i}"}
+                for i, letter in enumerate("ABCD")
+            ]
+            data = {
+                "embeds": [{"title": f"Question {n + 1}", "description": "x" * 600}],
+                "components": [{"type": 1, "components": buttons}],
+            }
+            ids.append(int(self.lb._create_message(channel, data, [])["id"]))
+        return {"message_ids": ids}
+
+    async def cmd_clone_posts(self, message_ids: list[int]) -> dict[str, Any]:
+        """Copies of stored messages (same embed, same custom_ids) under new ids."""
+        clones = []
+        for message_id in message_ids:
+            original = self.lb.messages[message_id]
+            data = {"embeds": original["embeds"], "components": original["components"]}
+            clones.append(int(self.lb._create_message(int(original["channel_id"]), data, [])["id"]))
+        return {"message_ids": clones}
+
+    def _payloads(self, message_ids: list[int], count: int) -> list[dict[str, Any]]:
+        """`count` clicks, each by a new member (so every one is a first answer)."""
+        payloads = []
+        for i in range(count):
+            message_id = message_ids[i % len(message_ids)]
+            message = self.lb.messages[message_id]
+            buttons = [c for row in message["components"] for c in row["components"]]
+            custom_id = self.rng.choice(buttons)["custom_id"]
+            payloads.append(self.lb.button_click(message_id, custom_id, self._member()))
+        return payloads
+
+    async def cmd_load(
+        self,
+        mode: str,
+        message_ids: list[int],
+        clicks: int = 0,
+        concurrency: int = 1,
+        rate: float = 0.0,
+        duration: float = 0.0,
+    ) -> dict[str, Any]:
+        """Closed loop: `clicks` clicks, `concurrency` in flight. Open loop: `rate` clicks
+        a second for `duration` seconds, sent on schedule whether or not answered."""
+        if mode == "open":
+            clicks = int(rate * duration)
+        payloads = self._payloads(message_ids, clicks)
+        results = [Click(sent=0.0) for _ in payloads]
+        lag: list[float] = []
+        with no_deep_copies():
+            cpu0 = time.process_time()
+            started = time.perf_counter()
+            await self._run_load(mode, payloads, results, lag, concurrency, rate)
+            cpu = time.process_time() - cpu0
+
+        answered = [r for r in results if r.answered is not None]
+        last = max((r.answered for r in answered if r.answered is not None), default=started)
+        elapsed = last - started
+        latencies = [r.answered - r.sent for r in answered if r.answered is not None]
+        types: dict[str, int] = {}
+        statuses: dict[str, int] = {}
+        for r in answered:
+            types[str(r.callback_type)] = types.get(str(r.callback_type), 0) + 1
+            statuses[str(r.status)] = statuses.get(str(r.status), 0) + 1
+        return {
+            "mode": mode,
+            "sent": len(results),
+            "answered": len(answered),
+            "lost": len(results) - len(answered),
+            "elapsed_s": elapsed,
+            "clicks_per_s": len(answered) / elapsed if elapsed > 0 else 0.0,
+            "latency_ms": summary_ms(latencies),
+            "callback_types": types,
+            "statuses": statuses,
+            "loopback_cpu_s": cpu,
+            "sender_lag_max_ms": max(lag, default=0.0) * 1000,
+            "sender_lag_p99_ms": percentile(lag, 99) * 1000 if lag else 0.0,
+            "concurrency": concurrency,
+            "rate": rate,
+        }
+
+    async def _run_load(
+        self,
+        mode: str,
+        payloads: list[dict[str, Any]],
+        results: list[Click],
+        lag: list[float],
+        concurrency: int,
+        rate: float,
+    ) -> None:
+        started = time.perf_counter()
+        if mode == "closed":
+            queue = iter(range(len(payloads)))
+
+            async def worker() -> None:
+                for index in queue:
+                    await self.lb.click(payloads[index], results[index])
+
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elif mode == "open":
+            tasks = []
+            for index, payload in enumerate(payloads):
+                due = started + index / rate
+                delay = due - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                else:
+                    lag.append(-delay)  # the generator itself fell behind (a busy machine)
+                tasks.append(asyncio.create_task(self.lb.click(payload, results[index])))
+            await asyncio.gather(*tasks)
+        else:
+            raise ValueError(f"mode must be closed or open, not {mode!r}")
+
+    async def cmd_global_limit(self, rps: int) -> dict[str, Any]:
+        self.lb.limit = _GlobalLimit(rps=rps)
+        return {"rps": rps}
+
+    async def cmd_channel_posts(self) -> dict[str, Any]:
+        """Successful channel posts since `global_limit` was last set, and 429s answered."""
+        passed = self.lb.limit.passed
+        return {
+            "posts": len(passed),
+            "first": min(passed, default=0.0),
+            "last": max(passed, default=0.0),
+            "rejected_429": self.lb.limit.rejected,
+            "now": time.perf_counter(),
+        }
+
+    async def cmd_wait_channel_posts(self, count: int, timeout: float) -> dict[str, Any]:  # noqa: ASYNC109
+        """Wait until `count` channel posts went through (woken by each recorded request)."""
+        deadline = time.perf_counter() + timeout
+        while len(self.lb.limit.passed) < count and time.perf_counter() < deadline:
+            async with self.lb._cond:
+                try:
+                    async with asyncio.timeout(0.5):
+                        await self.lb._cond.wait()
+                except TimeoutError:
+                    pass
+        return await self.cmd_channel_posts()
+
+
+class LoopbackProcess:
+    """The bench's handle on a loopback process: start it, send commands, stop it."""
+
+    def __init__(self, log_path: Path, seed: int = 5) -> None:
+        self.log_path = log_path
+        self.seed = seed
+        self.proc: asyncio.subprocess.Process | None = None
+        self.info: dict[str, Any] = {}
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    async def start(self) -> LoopbackProcess:
+        from bench.botproc import ROOT
+
+        with self.log_path.open("ab") as log_file:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bench.loopback_process",
+                "--seed",
+                str(self.seed),
+                cwd=ROOT,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log_file,
+                limit=64 * 1024 * 1024,
+            )
+        self.info = await self.call("info")
+        return self
+
+    async def call(self, cmd: str, **params: Any) -> dict[str, Any]:
+        """Send one command and return its reply; raises RuntimeError on failure."""
+        assert self.proc is not None and self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({"cmd": cmd, **params}).encode() + b"\n")
+        await self.proc.stdin.drain()
+        line = await self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the loopback process died; see {self.log_path}")
+        reply: dict[str, Any] = json.loads(line)
+        if not reply.pop("ok"):
+            raise RuntimeError(f"loopback {cmd} failed: {reply['error']}")
+        return reply
+
+    async def close(self) -> None:
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b'{"cmd": "quit"}\n')
+        await self.proc.stdin.drain()
+        try:
+            async with asyncio.timeout(10):
+                await self.proc.wait()
+        except TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+async def serve(seed: int) -> None:
+    loopback = BenchLoopback()
+    await loopback.start()
+    controller = Controller(loopback, seed)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    try:
+        while line := await reader.readline():
+            cmd = json.loads(line)
+            if cmd.get("cmd") == "quit":
+                break
+            try:
+                reply = {"ok": True, **(await controller.handle(cmd))}
+            except Exception as exc:
+                log.exception("command failed")
+                reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+    finally:
+        await loopback.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s"
+    )
+    asyncio.run(serve(args.seed))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""Discord answers 429 with retry_after on interaction callbacks and on channel posts.
+
+discord.py retries after the time Discord names; the bot must not lose the reply, the
+answer or the daily post, and must not retry early (a bot that ignores retry_after is
+eventually banned by Cloudflare). Times are taken as the loopback records each request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from tests.drills.conftest import (
+    ADMIN_ID,
+    CHANNEL_ID,
+    DAILY_CHANNEL,
+    GUILD_ID,
+    Drill,
+    answer_rows,
+    click_key,
+)
+from tests.loopback.server import (
+    ALL_PERMISSIONS,
+    CALLBACK_ROUTE,
+    CHANNEL_MESSAGES_ROUTE,
+    LoopbackDiscord,
+    RecordedRequest,
+)
+
+RETRY_AFTER = 0.4
+
+
+def rate_limited(retry_after: float = RETRY_AFTER) -> dict[str, Any]:
+    return {"message": "You are being rate limited.", "retry_after": retry_after, "global": False}
+
+
+class Stamps:
+    """When each request was recorded (monotonic seconds), by index, from a watcher task."""
+
+    def __init__(self, loopback: LoopbackDiscord) -> None:
+        self.loopback = loopback
+        self.at: dict[int, float] = {}
+        self._task = asyncio.create_task(self._watch(len(loopback.requests)))
+
+    async def _watch(self, since: int) -> None:
+        while True:
+            request = await self.loopback.wait_for(lambda r: True, since=since, timeout=60)
+            for r in self.loopback.requests[since : request.index + 1]:
+                self.at[r.index] = time.monotonic()
+            since = request.index + 1
+
+    def close(self) -> None:
+        self._task.cancel()
+
+
+def retries(requests: list[RecordedRequest]) -> list[tuple[RecordedRequest, RecordedRequest]]:
+    """(429, the same request's next try) pairs, in order."""
+    return [(a, b) for a, b in zip(requests, requests[1:], strict=False) if a.status == 429]
+
+
+async def test_429_on_callbacks_waits_as_told_and_loses_nothing(drill: Drill) -> None:
+    await drill.start_bot()
+    posts = [await drill.post_question()]
+    payloads = drill.clicks(posts, 10)
+    stamps = Stamps(drill.loopback)
+    try:
+        drill.loopback.fail_next("POST", CALLBACK_ROUTE, 429, rate_limited(), count=5)
+        since = len(drill.loopback.requests)
+        # interact() returns at the first callback, a 429 for some: wait for the retries.
+        await asyncio.gather(*(drill.loopback.interact(p, timeout=10) for p in payloads))
+        await drill.wait_callbacks(len(payloads), since, ok_only=True)
+        by_interaction = drill.callbacks(since)
+        waited = [
+            stamps.at[b.index] - stamps.at[a.index]
+            for requests in by_interaction.values()
+            for a, b in retries(requests)
+        ]
+    finally:
+        stamps.close()
+    assert len(waited) == 5
+    assert min(waited) >= RETRY_AFTER * 0.95, waited
+    for requests in by_interaction.values():
+        assert requests[-1].status == 200 and requests[-1].body["type"] == 4
+    assert answer_rows(drill) == {click_key(drill, p): 1 for p in payloads}
+    drill.assert_consistent()
+
+
+async def test_429_on_a_channel_post_waits_as_told_and_the_post_goes_out(drill: Drill) -> None:
+    await drill.start_bot()
+    admin = drill.loopback.member(ADMIN_ID, "admin", permissions=ALL_PERMISSIONS)
+
+    async def run_admin(sub: str, options: dict[str, Any] | None = None) -> RecordedRequest:
+        request = await drill.loopback.interact(
+            drill.loopback.slash_command(GUILD_ID, CHANNEL_ID, admin, "tpquiz-admin", sub, options),
+            timeout=10,
+        )
+        assert request.status == 200 and request.body["type"] == 4, request.body
+        return request
+
+    await run_admin("daily channel", {"channel": DAILY_CHANNEL})
+    stamps = Stamps(drill.loopback)
+    try:
+        drill.loopback.fail_next("POST", CHANNEL_MESSAGES_ROUTE, 429, rate_limited(), count=2)
+        since = len(drill.loopback.requests)
+        reply = await run_admin("daily now")
+        posts = [
+            r
+            for r in drill.loopback.requests[since:]
+            if r.method == "POST" and r.route == CHANNEL_MESSAGES_ROUTE
+        ]
+        waited = [stamps.at[b.index] - stamps.at[a.index] for a, b in retries(posts)]
+    finally:
+        stamps.close()
+    assert [r.status for r in posts] == [429, 429, 200]
+    assert min(waited) >= RETRY_AFTER * 0.95, waited
+    assert reply.body["data"]["content"] == f"Today's question is posted in <#{DAILY_CHANNEL}>."
+    message_id = int(posts[-1].response["id"])
+    assert drill.rows(
+        "SELECT s.status, p.message_id FROM daily_slots s JOIN posts p ON p.id = s.post_id"
+    ) == [("sent", message_id)]

@@ -301,27 +301,27 @@ class DailyStore:
         in flight cannot both build on the same old value. None for a post that is not
         a delivered daily post.
         """
-        async with self.db.transaction() as conn:
-            async with conn.execute(
+
+        # One trip to the database thread, as for the answer itself (Database.run_transaction):
+        # this runs on every first click on a daily post.
+        def work(conn: sqlite3.Connection) -> DailyStreak | None:
+            row = conn.execute(
                 "SELECT local_date FROM daily_slots WHERE post_id = ?", (post_id,)
-            ) as cur:
-                row = await cur.fetchone()
+            ).fetchone()
             if row is None:
                 return None
             day = str(row[0])
-            async with conn.execute(
+            prev_row = conn.execute(
                 "SELECT MAX(local_date) FROM daily_slots WHERE guild_id = ? AND status = 'sent'"
                 " AND local_date < ?",
                 (guild_id, day),
-            ) as cur:
-                prev_row = await cur.fetchone()
+            ).fetchone()
             previous = prev_row[0] if prev_row else None
-            async with conn.execute(
+            old = conn.execute(
                 "SELECT last_date, streak, best FROM daily_streaks"
                 " WHERE guild_id = ? AND user_id = ?",
                 (guild_id, user_id),
-            ) as cur:
-                old = await cur.fetchone()
+            ).fetchone()
             last = date.fromisoformat(old[0]) if old else None
             streak = next_daily_streak(
                 int(old[1]) if old else 0,
@@ -332,14 +332,16 @@ class DailyStore:
             new = DailyStreak(
                 max(day, old[0]) if old else day, streak, max(streak, int(old[2]) if old else 0)
             )
-            await conn.execute(
+            conn.execute(
                 "INSERT INTO daily_streaks (guild_id, user_id, last_date, streak, best)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET"
                 " last_date = excluded.last_date, streak = excluded.streak,"
                 " best = excluded.best",
                 (guild_id, user_id, new.last_date, new.streak, new.best),
             )
-        return new
+            return new
+
+        return await self.db.run_transaction(work)
 
     async def streak(self, guild_id: int, user_id: int) -> DailyStreak | None:
         async with self.db.conn.execute(

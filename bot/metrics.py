@@ -106,10 +106,8 @@ class _Metric:
         raise NotImplementedError
 
 
-class Counter(_Metric):
-    """A value that only goes up (restarts reset it; Prometheus' rate() copes)."""
-
-    kind = "counter"
+class _Scalar(_Metric):
+    """One float per label set: what counters and gauges share."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         self._values: dict[LabelKey, float] = {}
@@ -117,6 +115,23 @@ class Counter(_Metric):
 
     def _series(self, key: LabelKey) -> float:
         return self._values.setdefault(key, 0.0)
+
+    def value(self, **labels: str) -> float:
+        return self._values.get(self._key(labels), 0.0)
+
+    def render(self) -> list[str]:
+        lines = self._header()
+        if not self._values and not self.labelnames:
+            lines.append(f"{self.name} 0")
+        for key, value in sorted(self._values.items()):
+            lines.append(f"{self.name}{self._labels(key)} {_number(value)}")
+        return lines
+
+
+class Counter(_Scalar):
+    """A value that only goes up (restarts reset it; Prometheus' rate() copes)."""
+
+    kind = "counter"
 
     def inc(self, amount: float = 1.0, **labels: str) -> None:
         if amount < 0:
@@ -124,43 +139,14 @@ class Counter(_Metric):
         key = self._key(labels)
         self._values[key] = self._values.get(key, 0.0) + amount
 
-    def value(self, **labels: str) -> float:
-        return self._values.get(self._key(labels), 0.0)
 
-    def render(self) -> list[str]:
-        lines = self._header()
-        if not self._values and not self.labelnames:
-            lines.append(f"{self.name} 0")
-        for key, value in sorted(self._values.items()):
-            lines.append(f"{self.name}{self._labels(key)} {_number(value)}")
-        return lines
-
-
-class Gauge(_Metric):
+class Gauge(_Scalar):
     """A value that is set, such as the number of servers."""
 
     kind = "gauge"
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        self._values: dict[LabelKey, float] = {}
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-
-    def _series(self, key: LabelKey) -> float:
-        return self._values.setdefault(key, 0.0)
-
     def set(self, value: float, **labels: str) -> None:
         self._values[self._key(labels)] = float(value)
-
-    def value(self, **labels: str) -> float:
-        return self._values.get(self._key(labels), 0.0)
-
-    def render(self) -> list[str]:
-        lines = self._header()
-        if not self._values and not self.labelnames:
-            lines.append(f"{self.name} 0")
-        for key, value in sorted(self._values.items()):
-            lines.append(f"{self.name}{self._labels(key)} {_number(value)}")
-        return lines
 
 
 class _HistogramSeries:

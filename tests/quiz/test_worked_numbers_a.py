@@ -12,12 +12,11 @@ import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
-import yaml
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+from tests.quiz.raw_bank import load_raw
+
 FILES = [
     "basics.yaml",
     "mlp-split.yaml",
@@ -30,16 +29,7 @@ FILES = [
 MiB = 2**20
 
 
-def _load() -> dict[str, dict]:
-    out: dict[str, dict] = {}
-    for name in FILES:
-        with (QUESTIONS / name).open(encoding="utf-8") as fh:
-            for q in yaml.safe_load(fh):
-                out[q["id"]] = q
-    return out
-
-
-BANK = _load()
+BANK = load_raw(FILES)
 
 
 def num(value: int | float | Fraction, lang: str) -> str:

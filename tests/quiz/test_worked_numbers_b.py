@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
-import yaml
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+from tests.quiz.raw_bank import load_raw
+
 FILES = [
     "sequence-parallel.yaml",
     "memory.yaml",
@@ -39,16 +38,7 @@ KiB = 2**10
 GB = 10**9
 
 
-def _load() -> dict[str, dict]:
-    bank: dict[str, dict] = {}
-    for name in FILES:
-        with (QUESTIONS / name).open(encoding="utf-8") as fh:
-            for q in yaml.safe_load(fh):
-                bank[q["id"]] = q
-    return bank
-
-
-BANK = _load()
+BANK = load_raw(FILES)
 
 
 def dec(value: float | Fraction, places: int, lang: str) -> str:

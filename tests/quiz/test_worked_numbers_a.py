@@ -78,7 +78,7 @@ def basics_07(lang: str) -> list[str]:
 
 
 def mlp_split_05(lang: str) -> list[str]:
-    h, ffn, t = 4096, 16384, 8
+    h, ffn, t = 5120, 20480, 8
     return [f"A: {h}×{ffn // t}; B: {ffn // t}×{h}"]
 
 

@@ -121,8 +121,9 @@ def collectives_05(lang: str) -> list[str]:
 
 
 def comm_cost_02(lang: str) -> list[str]:
-    layers, per_layer = 96, 2 + 2  # two all-reduces forward, two backward (Shoeybi Fig. 4)
-    return [num(layers * per_layer, lang)]
+    layers, stages, per_layer = 96, 8, 2 + 2  # two all-reduces forward, two backward (Fig. 4)
+    assert layers % stages == 0
+    return [num(layers // stages * per_layer, lang)]  # a GPU holds only its stage's layers
 
 
 def comm_cost_03(lang: str) -> list[str]:

@@ -143,9 +143,12 @@ def comm_cost_04(lang: str) -> list[str]:
 
 
 def embeddings_04(lang: str) -> list[str]:
-    v, t, rank = 128_256, 8, 3
-    per = v // t
-    assert per * t == v
+    # Megatron pads to a multiple of make_vocab_size_divisible_by (128) x TP degree first.
+    v, divisible_by, t, rank = 128_256, 128, 8, 3
+    multiple = divisible_by * t
+    padded = math.ceil(v / multiple) * multiple
+    assert padded == 129_024
+    per = padded // t
     first, last = rank * per, (rank + 1) * per - 1
     return [num(per, lang), f"{num(first, lang)}–{num(last, lang)}"]
 

@@ -121,8 +121,9 @@ def collectives_05(lang: str) -> list[str]:
 
 
 def comm_cost_02(lang: str) -> list[str]:
-    layers, per_layer = 96, 2 + 2  # two all-reduces forward, two backward (Shoeybi Fig. 4)
-    return [num(layers * per_layer, lang)]
+    layers, stages, per_layer = 96, 8, 2 + 2  # two all-reduces forward, two backward (Fig. 4)
+    assert layers % stages == 0
+    return [num(layers // stages * per_layer, lang)]  # a GPU holds only its stage's layers
 
 
 def comm_cost_03(lang: str) -> list[str]:
@@ -142,9 +143,12 @@ def comm_cost_04(lang: str) -> list[str]:
 
 
 def embeddings_04(lang: str) -> list[str]:
-    v, t, rank = 128_256, 8, 3
-    per = v // t
-    assert per * t == v
+    # Megatron pads to a multiple of make_vocab_size_divisible_by (128) x TP degree first.
+    v, divisible_by, t, rank = 128_256, 128, 8, 3
+    multiple = divisible_by * t
+    padded = math.ceil(v / multiple) * multiple
+    assert padded == 129_024
+    per = padded // t
     first, last = rank * per, (rank + 1) * per - 1
     return [num(per, lang), f"{num(first, lang)}–{num(last, lang)}"]
 

@@ -8,7 +8,6 @@ eventually banned by Cloudflare). Times are taken as the loopback records each r
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from tests.drills.conftest import (
@@ -24,7 +23,6 @@ from tests.loopback.server import (
     ALL_PERMISSIONS,
     CALLBACK_ROUTE,
     CHANNEL_MESSAGES_ROUTE,
-    LoopbackDiscord,
     RecordedRequest,
 )
 
@@ -33,25 +31,6 @@ RETRY_AFTER = 0.4
 
 def rate_limited(retry_after: float = RETRY_AFTER) -> dict[str, Any]:
     return {"message": "You are being rate limited.", "retry_after": retry_after, "global": False}
-
-
-class Stamps:
-    """When each request was recorded (monotonic seconds), by index, from a watcher task."""
-
-    def __init__(self, loopback: LoopbackDiscord) -> None:
-        self.loopback = loopback
-        self.at: dict[int, float] = {}
-        self._task = asyncio.create_task(self._watch(len(loopback.requests)))
-
-    async def _watch(self, since: int) -> None:
-        while True:
-            request = await self.loopback.wait_for(lambda r: True, since=since, timeout=60)
-            for r in self.loopback.requests[since : request.index + 1]:
-                self.at[r.index] = time.monotonic()
-            since = request.index + 1
-
-    def close(self) -> None:
-        self._task.cancel()
 
 
 def retries(requests: list[RecordedRequest]) -> list[tuple[RecordedRequest, RecordedRequest]]:
@@ -63,21 +42,17 @@ async def test_429_on_callbacks_waits_as_told_and_loses_nothing(drill: Drill) ->
     await drill.start_bot()
     posts = [await drill.post_question()]
     payloads = drill.clicks(posts, 10)
-    stamps = Stamps(drill.loopback)
-    try:
-        drill.loopback.fail_next("POST", CALLBACK_ROUTE, 429, rate_limited(), count=5)
-        since = len(drill.loopback.requests)
-        # interact() returns at the first callback, a 429 for some: wait for the retries.
-        await asyncio.gather(*(drill.loopback.interact(p, timeout=10) for p in payloads))
-        await drill.wait_callbacks(len(payloads), since, ok_only=True)
-        by_interaction = drill.callbacks(since)
-        waited = [
-            stamps.at[b.index] - stamps.at[a.index]
-            for requests in by_interaction.values()
-            for a, b in retries(requests)
-        ]
-    finally:
-        stamps.close()
+    drill.loopback.fail_next("POST", CALLBACK_ROUTE, 429, rate_limited(), count=5)
+    since = len(drill.loopback.requests)
+    # interact() returns at the first callback, a 429 for some: wait for the retries.
+    await asyncio.gather(*(drill.loopback.interact(p, timeout=10) for p in payloads))
+    await drill.wait_callbacks(len(payloads), since, ok_only=True)
+    by_interaction = drill.callbacks(since)
+    # Arrival times stamped by the loopback itself: the retry cannot arrive before
+    # the bot has read the 429, so b.arrived - a.arrived is at least the wait it slept.
+    waited = [
+        b.arrived - a.arrived for requests in by_interaction.values() for a, b in retries(requests)
+    ]
     assert len(waited) == 5
     assert min(waited) >= RETRY_AFTER * 0.95, waited
     for requests in by_interaction.values():
@@ -99,19 +74,15 @@ async def test_429_on_a_channel_post_waits_as_told_and_the_post_goes_out(drill: 
         return request
 
     await run_admin("daily channel", {"channel": DAILY_CHANNEL})
-    stamps = Stamps(drill.loopback)
-    try:
-        drill.loopback.fail_next("POST", CHANNEL_MESSAGES_ROUTE, 429, rate_limited(), count=2)
-        since = len(drill.loopback.requests)
-        reply = await run_admin("daily now")
-        posts = [
-            r
-            for r in drill.loopback.requests[since:]
-            if r.method == "POST" and r.route == CHANNEL_MESSAGES_ROUTE
-        ]
-        waited = [stamps.at[b.index] - stamps.at[a.index] for a, b in retries(posts)]
-    finally:
-        stamps.close()
+    drill.loopback.fail_next("POST", CHANNEL_MESSAGES_ROUTE, 429, rate_limited(), count=2)
+    since = len(drill.loopback.requests)
+    reply = await run_admin("daily now")
+    posts = [
+        r
+        for r in drill.loopback.requests[since:]
+        if r.method == "POST" and r.route == CHANNEL_MESSAGES_ROUTE
+    ]
+    waited = [b.arrived - a.arrived for a, b in retries(posts)]
     assert [r.status for r in posts] == [429, 429, 200]
     assert min(waited) >= RETRY_AFTER * 0.95, waited
     assert reply.body["data"]["content"] == f"Today's question is posted in <#{DAILY_CHANNEL}>."

@@ -187,6 +187,9 @@ class RecordedRequest:
     files: list[UploadedFile] = field(default_factory=list)
     #: The JSON the loopback answered with (``None`` for 204).
     response: Any = None
+    #: ``time.monotonic()`` when the request arrived, before its body was read: the
+    #: timing drills compare these, not the moment a watcher task happened to wake.
+    arrived: float = 0.0
 
     @property
     def params(self) -> dict[str, str]:
@@ -1600,6 +1603,7 @@ class LoopbackDiscord:
         return _json_reply(404, _error_payload(0, "404: Not Found"))
 
     async def _handle_rest(self, request: web.Request) -> web.StreamResponse:
+        arrived = time.monotonic()
         method = request.method
         path = "/" + request.match_info["tail"]
         query = dict(request.query)
@@ -1639,6 +1643,7 @@ class LoopbackDiscord:
                 headers=headers,
                 files=files,
                 response=copy.deepcopy(reply.payload),
+                arrived=arrived,
             )
         )
         return _json_reply(reply.status, reply.payload, reply.headers)

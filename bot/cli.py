@@ -20,6 +20,7 @@ from bot.config import ConfigError, Settings
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
 from bot.runlock import RunLockHeld
+from bot.startup import StartupError
 
 log = logging.getLogger("tpquiz")
 
@@ -37,6 +38,7 @@ async def run_bot(settings: Settings, token: str) -> None:
     from bot.logs import setup_logging
     from bot.metrics import Metrics, serve_metrics
     from bot.runlock import START_WAIT_SECONDS, hold_run_lock
+    from bot.startup import start
     from bot.storage import Storage
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
@@ -55,7 +57,7 @@ async def run_bot(settings: Settings, token: str) -> None:
                 loop = asyncio.get_running_loop()
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
-                await bot.start(token)
+                await start(bot, token)
         finally:
             await storage.close()
             log.info("stopped")
@@ -83,6 +85,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    except StartupError as exc:  # Discord unreachable, the metrics port taken (bot.startup)
+        print(f"tpquiz: {exc}", file=sys.stderr)
+        return exc.exit_status
     except RunLockHeld as exc:
         print(f"tpquiz: {exc}: stop it first, or point TPQUIZ_DB elsewhere", file=sys.stderr)
         return 2

@@ -22,13 +22,13 @@ def endpoint_problem(
     """Why `value` cannot be the URL setting `name`, or None (also when it is unset)."""
     if value is None:
         return None
-    wanted = " or ".join(f"{s}://" for s in schemes)
+    wanted = "a URL starting with " + " or ".join(f"{s}://" for s in schemes)
     if any(c.isspace() or not c.isprintable() for c in value):
-        return f"{name} contains spaces or control characters: set a {wanted} URL such as {example}"
+        return f"{name} contains spaces or control characters: set {wanted}, such as {example}"
     try:
         url = yarl.URL(value)
     except ValueError as exc:
-        return f"{name} is not a valid URL ({exc}): set a {wanted} URL such as {example}"
+        return f"{name} is not a valid URL ({exc}): set {wanted}, such as {example}"
     if url.scheme not in schemes or not url.host:
-        return f"{name} must be a {wanted} URL such as {example}, not {_shown(value)}"
+        return f"{name} must be {wanted}, such as {example}, not {_shown(value)}"
     return None

@@ -24,6 +24,7 @@ from bot.post_updates import CoalescedEdits
 from bot.quiz.model import Bank
 from bot.service import Clock, QuizService
 from bot.storage import Storage
+from bot.tree import CommandTree
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ class TPQuizBot(commands.Bot):
     ) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        options.setdefault("tree_cls", CommandTree)
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,

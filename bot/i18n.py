@@ -66,6 +66,11 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "This command only works in a server.",
     },
     # -- option values Discord's client would not have sent (issue #10) --
+    "unknown_command": {
+        "tr": "Bu komut bu sürümde yok ya da değişti. Discord'u yenile (Ctrl+R) ve tekrar dene.",
+        "en": "This command does not exist in this version or has changed. Reload Discord"
+        " (Ctrl+R) and try again.",
+    },
     "option_not_a_choice": {
         "tr": "'{value}', **{option}** için seçeneklerden biri değil. Seçenekler: {allowed}.",
         "en": "'{value}' is not one of the choices for **{option}**. Choices: {allowed}.",

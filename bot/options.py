@@ -119,6 +119,14 @@ def refusal_for(
     """The message for a refused or unconvertible command, or None for other errors."""
     if isinstance(error, app_commands.NoPrivateMessage):
         return QuizError("guild_only")
+    if isinstance(error, app_commands.CommandSignatureMismatch):
+        log.warning(
+            "refused /%s from user %s in guild %s: its options do not match this version",
+            error.command.qualified_name,
+            interaction.user.id,
+            interaction.guild_id,
+        )
+        return QuizError("unknown_command")
     if isinstance(error, OptionRefused):
         return QuizError(error.key, option=option_label(error.option, lang), **error.params)
     if isinstance(error, app_commands.TransformerError):

@@ -309,3 +309,26 @@ async def test_an_overlong_nickname_is_cut_where_it_arrives(
         (name,) = conn.execute("SELECT name FROM members").fetchone()
     assert name == "N" * 31 + "…"
     no_tracebacks(caplog)
+
+
+# -- neighbours: a command or options this version does not have ---------------------------
+
+
+async def test_an_unknown_subcommand_or_a_missing_required_option_is_one_sentence(
+    quiz: QuizHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = quiz.member(ALICE, "alice")
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    wanted = (
+        "This command does not exist in this version or has changed. Reload Discord (Ctrl+R)"
+        " and try again."
+    )
+    async with quiz.bot():
+        stale = quiz.command(alice, "stats")
+        stale["data"]["options"][0]["name"] = "hack"
+        assert await ephemeral_text(quiz, stale) == wanted
+        language = quiz.command(admin, "language", {"language": "tr"}, command="tpquiz-admin")
+        language["data"]["options"][0]["options"] = []  # the required option left out
+        assert await ephemeral_text(quiz, language) == wanted
+        assert rows(quiz, "SELECT COUNT(*) FROM guild_settings") == 0
+    no_tracebacks(caplog)

@@ -21,6 +21,7 @@ import json
 import logging
 import socket
 import ssl
+import time
 from collections.abc import Awaitable, Callable
 
 import aiohttp
@@ -130,6 +131,7 @@ async def _with_retries(
     what: str, url: str, check: str, attempt: Callable[[], Awaitable[None]]
 ) -> None:
     tries = len(RETRY_DELAYS) + 1
+    started = time.monotonic()
     for number, delay in enumerate((*RETRY_DELAYS, None), start=1):
         try:
             await attempt()
@@ -139,7 +141,7 @@ async def _with_retries(
         if delay is None:
             raise StartupError(
                 f"cannot reach {what} at {url} ({reason}) after {tries} attempts in"
-                f" {sum(RETRY_DELAYS):.0f} s: check {check}"
+                f" {time.monotonic() - started:.0f} s: check {check}"
             )
         log.warning(
             "cannot reach %s at %s (%s); trying again in %.0f s (attempt %d of %d)",

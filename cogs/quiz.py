@@ -22,7 +22,7 @@ from bot.limits import display_name
 from bot.options import check_options, logged, refusal_for
 from bot.post_updates import CoalescedEdits
 from bot.quiz.model import LETTERS, TOPICS, Lang
-from bot.quiz.periods import Period
+from bot.quiz.periods import PERIODS, Period
 from bot.responses import reply, report_error, update, user_lang, within_deadline
 from bot.service import QuizError
 
@@ -145,10 +145,10 @@ class TestButton(
 
 class LeaderboardButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"tpq:lb:(?P<period>week|month|all):(?P<page>[^:]+):(?P<dir>prev|next)",
+    template=r"tpq:lb:(?P<period>[^:]+):(?P<page>[^:]+):(?P<dir>prev|next)",
 ):
-    """Previous/Next on a leaderboard; the page to show is in the custom_id (a page that
-    is not a number the bot writes shows the first page)."""
+    """Previous/Next on a leaderboard; the page to show is in the custom_id (a period or
+    page the bot does not write shows the first page of all time)."""
 
     def __init__(
         self, period: Period, page: int, direction: str, label: str = "", disabled: bool = False
@@ -168,8 +168,9 @@ class LeaderboardButton(
     async def from_custom_id(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> LeaderboardButton:
+        period = match["period"] if match["period"] in PERIODS else "all"
         page = number(match["page"], 999_999) or 0
-        return cls(cast(Period, match["period"]), page, match["dir"])
+        return cls(cast(Period, period), page, match["dir"])
 
     async def callback(self, interaction: Interaction) -> None:
         await show_leaderboard(interaction, self.period, self.page, edit=True)
@@ -315,10 +316,19 @@ async def show_leaderboard(
         return
     embed = render.leaderboard_embed(board, lang)
     view = leaderboard_view(period, board.page, board.pages, lang)
-    if edit:
-        await update(interaction, embed=embed, view=view)
-    else:
-        await reply(interaction, embed=embed, view=view)
+    try:
+        if edit:
+            await update(interaction, embed=embed, view=view)
+        else:
+            await reply(interaction, embed=embed, view=view)
+    except discord.HTTPException as exc:  # nothing was changed; only the message was lost
+        log.warning(
+            "could not show the leaderboard for interaction %s: %s %s (code %s)",
+            interaction.id,
+            exc.status,
+            exc.text,
+            exc.code,
+        )
 
 
 # -- the cog ---------------------------------------------------------------------------

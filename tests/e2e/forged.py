@@ -34,9 +34,13 @@ def in_dm(loopback: LoopbackDiscord, payload: dict[str, Any]) -> dict[str, Any]:
     return forged
 
 
-def with_custom_id(payload: dict[str, Any], custom_id: str) -> dict[str, Any]:
-    """A button click `payload` whose button (and message) carry `custom_id` instead."""
+def with_custom_id(
+    loopback: LoopbackDiscord, payload: dict[str, Any], custom_id: str
+) -> dict[str, Any]:
+    """A new click like `payload`, on a button (and message) with `custom_id` instead."""
     forged = copy.deepcopy(payload)
+    forged["id"] = str(loopback.snowflake())
+    forged["token"] = f"forged-{forged['id']}"
     real = forged["data"]["custom_id"]
     forged["data"]["custom_id"] = custom_id
     for row in forged["message"].get("components", []):

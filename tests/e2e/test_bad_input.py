@@ -183,9 +183,7 @@ async def test_forged_answer_button_numbers_get_the_unknown_post_reply_and_recor
         }
         click = quiz.loopback.button_click(message_id, real, alice)
         for custom_id, wanted in forged.items():
-            payload = with_custom_id(click, custom_id)
-            payload["id"] = str(quiz.loopback.snowflake())
-            payload["token"] = f"forged-{payload['id']}"
+            payload = with_custom_id(quiz.loopback, click, custom_id)
             assert await ephemeral_text(quiz, payload) == wanted, custom_id
         assert rows(quiz, "SELECT COUNT(*) FROM answers") == 0
         recorded = bot.metrics.answers_recorded
@@ -216,9 +214,7 @@ async def test_forged_test_and_leaderboard_button_numbers_are_answered(
             f"tpq:t:{run}:0:-1": BAD_CHOICE,
         }
         for custom_id, wanted in forged.items():
-            payload = with_custom_id(click, custom_id)
-            payload["id"] = str(quiz.loopback.snowflake())
-            payload["token"] = f"forged-{payload['id']}"
+            payload = with_custom_id(quiz.loopback, click, custom_id)
             assert await ephemeral_text(quiz, payload) == wanted, custom_id
         assert rows(quiz, "SELECT COUNT(*) FROM answers") == 0
 
@@ -227,12 +223,13 @@ async def test_forged_test_and_leaderboard_button_numbers_are_answered(
         board_id = created_message_id(request)
         real = buttons(callback_message(request))[1]["custom_id"]
         click = quiz.loopback.button_click(board_id, real, alice)
-        payload = with_custom_id(click, "tpq:lb:all:9999999999999999999999:next")
-        answer = await quiz.loopback.interact(payload)
-        assert answer.route == CALLBACK_ROUTE and answer.body["type"] == 7
-        embed = answer.body["data"]["embeds"][0]
-        assert embed["title"] == "Leaderboard — all time"
-        assert embed["description"].startswith("No answers in this period yet.")
+        for custom_id in ("tpq:lb:all:9999999999999999999999:next", "tpq:lb:year:٣:prev"):
+            payload = with_custom_id(quiz.loopback, click, custom_id)
+            answer = await quiz.loopback.interact(payload)
+            assert answer.route == CALLBACK_ROUTE and answer.body["type"] == 7
+            embed = answer.body["data"]["embeds"][0]
+            assert embed["title"] == "Leaderboard — all time"
+            assert embed["description"].startswith("No answers in this period yet.")
     no_tracebacks(caplog)
 
 

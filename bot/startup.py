@@ -17,6 +17,7 @@ login; 2 a setting is wrong (token, URL, metrics address, a guild list, ...).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -176,9 +177,30 @@ async def wait_for_discord() -> None:
         )
 
 
+async def _unless_closed(bot: discord.Client, work: Awaitable[None]) -> bool:
+    """Run `work`; give up (False) as soon as the bot is closed (SIGTERM while waiting)."""
+    task = asyncio.ensure_future(work)
+    try:
+        while not bot.is_closed():
+            done, _ = await asyncio.wait({task}, timeout=0.25)
+            if done:
+                task.result()
+                return True
+        return False
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
 async def start(bot: discord.Client, token: str) -> None:
-    """`bot.start(token)`, once Discord answers; network failures become `StartupError`."""
-    await wait_for_discord()
+    """`bot.start(token)`, once Discord answers; network failures become `StartupError`.
+
+    A stop signal during the retries ends the wait at once (exit 0), not after a minute.
+    """
+    if not await _unless_closed(bot, wait_for_discord()):
+        return
     try:
         await bot.login(token)
     except (aiohttp.ClientConnectionError, TimeoutError, OSError) as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -273,3 +274,33 @@ def test_tpquiz_run_with_a_non_http_api_base_exits_2_in_one_line(tmp_path: Path)
         " https://, such as https://discord.com/api/v10, not 'ftp://example.com/api'\n"
     )
     assert not (tmp_path / "db.sqlite3").exists()
+
+
+def test_sigterm_while_waiting_for_discord_stops_at_once(tmp_path: Path, closed_port: int) -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT),
+        "PYTHONUNBUFFERED": "1",
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_API_BASE": f"http://127.0.0.1:{closed_port}/api/v10",
+        "TPQUIZ_DB": str(tmp_path / "db.sqlite3"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:  # the first retry: the bot is now waiting 1 s, then 2 s...
+            if "trying again in" in line:
+                break
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=5) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.stderr is not None and "Traceback" not in proc.stderr.read()

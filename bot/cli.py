@@ -17,6 +17,7 @@ import yarl
 
 from bot import bank_commands, ops_commands
 from bot.config import ConfigError, Settings
+from bot.custom_ids import guild_id_arg
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
 from bot.runlock import RunLockHeld
@@ -159,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="start the bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=cmd_run)
     board = sub.add_parser("leaderboard", help="print a server's full standings from the database")
-    board.add_argument("--guild", type=int, required=True, help="the server (guild) id")
+    board.add_argument("--guild", type=guild_id_arg, required=True, help="the server (guild) id")
     board.add_argument("--period", choices=PERIODS, default="all")
     board.add_argument("--json", action="store_true", help="print JSON for scripts")
     board.set_defaults(func=cmd_leaderboard)

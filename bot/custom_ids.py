@@ -1,4 +1,4 @@
-"""Reading the numbers in a button's custom_id, which anyone can forge.
+"""Reading the numbers in a button's custom_id, which anyone can forge (and ids typed in).
 
 A custom_id comes back from Discord exactly as the bot wrote it, unless a client made it
 up. The bot writes ids and indexes in plain ASCII decimal, without sign or leading zeros,
@@ -10,6 +10,7 @@ the unknown-post (or unknown-test) reply instead of a traceback.
 
 from __future__ import annotations
 
+import argparse
 import re
 
 #: The largest value an SQLite INTEGER (and so any id the bot stored) can hold.
@@ -25,3 +26,14 @@ def number(text: str, maximum: int = INT64_MAX) -> int | None:
         return None
     value = int(text)
     return value if value <= maximum else None
+
+
+def guild_id_arg(text: str) -> int:
+    """argparse type of `--guild`: an id SQLite can hold, or a usage error (not OverflowError)."""
+    value = number(text.strip())
+    if value is None:
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not a server id (a number of up to 19 digits, e.g."
+            " 123456789012345678)"
+        )
+    return value

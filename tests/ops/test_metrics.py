@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import socket
@@ -18,6 +17,7 @@ from bot.metrics import CONTENT_TYPE, Counter, Histogram, Metrics, MetricsServer
 from bot.startup import StartupError
 from bot.storage import Storage
 from tests.factories import make_bank
+from tests.ops.conftest import RunRunner
 
 # One sample line: name, optional {labels}, value (https://prometheus.io exposition format).
 SAMPLE = re.compile(
@@ -180,19 +180,17 @@ async def test_a_port_in_use_or_a_wrong_host_is_one_sentence(taken_port: int) ->
         assert caught.value.exit_status == 2
 
 
-@pytest.mark.usefixtures("ops_env", "restore_logging")
 def test_tpquiz_run_refuses_to_start_when_the_metrics_port_is_taken(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], taken_port: int
+    tpquiz_run: RunRunner, taken_port: int
 ) -> None:
-    from bot import cli
     from tests.ops.fake_discord import TOKEN
 
-    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
-    monkeypatch.setenv("TPQUIZ_METRICS_PORT", str(taken_port))
-    # Never reached: the metrics endpoint is opened before Discord is contacted.
-    monkeypatch.setenv("DISCORD_API_BASE", "http://127.0.0.1:9/api/v10")
-    code = cli.cmd_run(argparse.Namespace())
-    out, err = capsys.readouterr()
+    # The API address is never contacted: the metrics endpoint is opened first.
+    code, out, err = tpquiz_run(
+        DISCORD_TOKEN=TOKEN,
+        TPQUIZ_METRICS_PORT=str(taken_port),
+        DISCORD_API_BASE="http://127.0.0.1:9/api/v10",
+    )
     assert code == 2
     assert err == (
         f"tpquiz: cannot serve metrics on 127.0.0.1:{taken_port}: the port is already in use by"

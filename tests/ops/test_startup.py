@@ -7,7 +7,6 @@ Issue #10, item 9: one line naming the URL and what to check, retries (with
 
 from __future__ import annotations
 
-import argparse
 import json
 import signal
 import socket
@@ -23,9 +22,10 @@ from aiohttp import web
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from bot import cli, startup
+from bot import startup
 from bot.config import ConfigError, Settings
 from bot.startup import EXIT_SETTINGS, EXIT_UNREACHABLE, StartupError, wait_for_discord
+from tests.ops.conftest import RunRunner
 from tests.ops.fake_discord import TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,33 +175,26 @@ async def test_answers_that_are_not_discord_are_a_setting_to_fix_not_retried(fak
     )
     assert error.exit_status == EXIT_SETTINGS
 
-    error = await _failure(fake.base, fake.ws("/garbage"))
-    assert str(error) == (
-        f"Discord's gateway at {fake.ws('/garbage')} did not speak Discord's gateway protocol"
-        " (its first message was not HELLO): check DISCORD_GATEWAY_URL (Discord's is"
-        " wss://gateway.discord.gg/)"
-    )
-    assert error.exit_status == EXIT_SETTINGS
-
-    error = await _failure(fake.base, fake.ws("/api/v10/nothing-here"))
-    assert str(error) == (
-        f"Discord's gateway at {fake.ws('/api/v10/nothing-here')} refused the WebSocket"
-        " handshake (HTTP 404): check DISCORD_GATEWAY_URL (Discord's is"
-        " wss://gateway.discord.gg/)"
-    )
-    assert error.exit_status == EXIT_SETTINGS
+    wrong_gateways = {
+        "/garbage": "did not speak Discord's gateway protocol (its first message was not HELLO)",
+        "/api/v10/nothing-here": "refused the WebSocket handshake (HTTP 404)",
+    }
+    for path, what in wrong_gateways.items():
+        error = await _failure(fake.base, fake.ws(path))
+        assert str(error) == (
+            f"Discord's gateway at {fake.ws(path)} {what}: check DISCORD_GATEWAY_URL"
+            " (Discord's is wss://gateway.discord.gg/)"
+        )
+        assert error.exit_status == EXIT_SETTINGS
     assert fake.hits.count("rest") == 2  # once per test above that got past the API
 
 
-@pytest.mark.usefixtures("ops_env", "endpoints", "quick_retries", "restore_logging")
+@pytest.mark.usefixtures("endpoints", "quick_retries")
 def test_tpquiz_run_prints_the_line_and_exits_1_when_discord_stays_unreachable(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], closed_port: int
+    tpquiz_run: RunRunner, closed_port: int
 ) -> None:
     base = f"http://127.0.0.1:{closed_port}/api/v10"
-    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
-    monkeypatch.setenv("DISCORD_API_BASE", base)
-    code = cli.cmd_run(argparse.Namespace())
-    out, err = capsys.readouterr()
+    code, out, err = tpquiz_run(DISCORD_TOKEN=TOKEN, DISCORD_API_BASE=base)
     assert code == 1
     assert err == (
         f"tpquiz: cannot reach Discord's API at {base} (connection refused) after 3 attempts"

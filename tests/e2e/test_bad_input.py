@@ -24,7 +24,7 @@ from tests.e2e.conftest import (
     created_message_id,
 )
 from tests.e2e.forged import in_dm, with_custom_id
-from tests.loopback.server import ALL_PERMISSIONS, CALLBACK_ROUTE
+from tests.loopback.server import ALL_PERMISSIONS, CALLBACK_ROUTE, CHANNEL_MESSAGES_ROUTE
 
 ALICE, ADMIN = 1_300_000_000_000_003_001, 1_300_000_000_000_003_002
 DAILY_CHANNEL = GUILD_ID + 60
@@ -328,4 +328,25 @@ async def test_an_unknown_subcommand_or_a_missing_required_option_is_one_sentenc
         language["data"]["options"][0]["options"] = []  # the required option left out
         assert await ephemeral_text(quiz, language) == wanted
         assert rows(quiz, "SELECT COUNT(*) FROM guild_settings") == 0
+    no_tracebacks(caplog)
+
+
+async def test_a_long_discord_error_in_a_reply_is_cut_to_discords_limit(
+    quiz: QuizHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The last net (bot.limits.fit): an error text Discord sent back, echoed to the admin."""
+    quiz.loopback.add_channel(GUILD_ID, DAILY_CHANNEL, name="daily")
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    async with quiz.bot():
+        on = quiz.command(
+            admin, "daily channel", {"channel": DAILY_CHANNEL}, command="tpquiz-admin"
+        )
+        assert (await ephemeral_text(quiz, on)).startswith("Daily questions are on")
+        quiz.loopback.fail_next(
+            "POST", CHANNEL_MESSAGES_ROUTE, 400, {"message": "E" * 5000, "code": 0}
+        )
+        now = quiz.command(admin, "daily now", command="tpquiz-admin")
+        text = await ephemeral_text(quiz, now)
+    assert len(text) == 2000 and text.endswith("E…")
+    assert text.startswith(f"I could not post in <#{DAILY_CHANNEL}>: HTTP 400: EEE")
     no_tracebacks(caplog)

@@ -17,9 +17,11 @@ import yarl
 
 from bot import bank_commands, ops_commands
 from bot.config import ConfigError, Settings
+from bot.custom_ids import guild_id_arg
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
 from bot.runlock import RunLockHeld
+from bot.startup import StartupError
 
 log = logging.getLogger("tpquiz")
 
@@ -37,6 +39,7 @@ async def run_bot(settings: Settings, token: str) -> None:
     from bot.logs import setup_logging
     from bot.metrics import Metrics, serve_metrics
     from bot.runlock import START_WAIT_SECONDS, hold_run_lock
+    from bot.startup import start
     from bot.storage import Storage
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
@@ -55,7 +58,7 @@ async def run_bot(settings: Settings, token: str) -> None:
                 loop = asyncio.get_running_loop()
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
-                await bot.start(token)
+                await start(bot, token)
         finally:
             await storage.close()
             log.info("stopped")
@@ -83,6 +86,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    except StartupError as exc:  # Discord unreachable, the metrics port taken (bot.startup)
+        print(f"tpquiz: {exc}", file=sys.stderr)
+        return exc.exit_status
     except RunLockHeld as exc:
         print(f"tpquiz: {exc}: stop it first, or point TPQUIZ_DB elsewhere", file=sys.stderr)
         return 2
@@ -154,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="start the bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=cmd_run)
     board = sub.add_parser("leaderboard", help="print a server's full standings from the database")
-    board.add_argument("--guild", type=int, required=True, help="the server (guild) id")
+    board.add_argument("--guild", type=guild_id_arg, required=True, help="the server (guild) id")
     board.add_argument("--period", choices=PERIODS, default="all")
     board.add_argument("--json", action="store_true", help="print JSON for scripts")
     board.set_defaults(func=cmd_leaderboard)

@@ -24,6 +24,7 @@ from bot.post_updates import CoalescedEdits
 from bot.quiz.model import Bank
 from bot.service import Clock, QuizService
 from bot.storage import Storage
+from bot.tree import CommandTree
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ class TPQuizBot(commands.Bot):
     ) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        options.setdefault("tree_cls", CommandTree)
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
@@ -110,11 +112,35 @@ class TPQuizBot(commands.Bot):
             if await self.storage.meta.get(key) == digest:
                 log.info("commands for %s unchanged; not syncing", scope)
                 continue
-            await self.tree.sync(guild=guild)
+            if guild is None:
+                await self.tree.sync()
+            elif not await self._sync_guild(guild):
+                continue
             await self.storage.meta.set(key, digest)
             log.info("synced %d commands to %s", len(payload), scope)
             synced.append(scope)
         return synced
+
+    async def _sync_guild(self, guild: discord.abc.Snowflake) -> bool:
+        """Sync to one TPQUIZ_SYNC_GUILDS guild; False (and a warning) if Discord refuses.
+
+        A guild the bot is not in (or was removed from) answers 403 Missing Access or 404;
+        the other guilds still get their commands, and the next start tries it again.
+        """
+        try:
+            await self.tree.sync(guild=guild)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            log.warning(
+                "TPQUIZ_SYNC_GUILDS: skipped guild %s: Discord refused the command sync"
+                " (%s %s, code %s): is the bot in that server, invited with the"
+                " applications.commands scope? Remove the id or invite the bot",
+                guild.id,
+                exc.status,
+                exc.text or exc.response.reason,
+                exc.code,
+            )
+            return False
+        return True
 
     async def close(self) -> None:
         """Stop reading the gateway, let the interactions in flight finish, then close.

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
+from bot.endpoints import endpoint_problem
+
 DEFAULT_DB = Path("data") / "tpquiz.sqlite3"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -114,10 +116,17 @@ class Settings:
             raise ConfigError("TPQUIZ_HEALTH_MAX_AGE must be a number of seconds above 0")
         metrics_port = get("TPQUIZ_METRICS_PORT")
         if metrics_port is not None and not (
-            metrics_port.isdigit() and 1 <= int(metrics_port) <= 65535
+            metrics_port.isascii() and metrics_port.isdigit() and 1 <= int(metrics_port) <= 65535
         ):
             raise ConfigError("TPQUIZ_METRICS_PORT must be a TCP port (1-65535), e.g. 9464")
         heartbeat = get("TPQUIZ_HEARTBEAT")
+        for name, schemes, example in (
+            ("DISCORD_API_BASE", ("http", "https"), "https://discord.com/api/v10"),
+            ("DISCORD_GATEWAY_URL", ("ws", "wss"), "wss://gateway.discord.gg/"),
+        ):
+            problem = endpoint_problem(name, get(name), schemes, example)
+            if problem:
+                raise ConfigError(problem)
         return cls(
             token=get("DISCORD_TOKEN"),
             db_path=Path(get("TPQUIZ_DB") or DEFAULT_DB),

@@ -65,6 +65,40 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "Bu komut yalnızca bir sunucuda çalışır.",
         "en": "This command only works in a server.",
     },
+    # -- option values Discord's client would not have sent (issue #10) --
+    "unknown_command": {
+        "tr": "Bu komut bu sürümde yok ya da değişti. Discord'u yenile (Ctrl+R) ve tekrar dene.",
+        "en": "This command does not exist in this version or has changed. Reload Discord"
+        " (Ctrl+R) and try again.",
+    },
+    "option_not_a_choice": {
+        "tr": "'{value}', **{option}** için seçeneklerden biri değil. Seçenekler: {allowed}.",
+        "en": "'{value}' is not one of the choices for **{option}**. Choices: {allowed}.",
+    },
+    "option_length": {
+        "tr": "**{option}** {min} ile {max} karakter arasında olmalı; gönderilen {length}"
+        " karakter. Hiçbir şey değiştirilmedi.",
+        "en": "**{option}** must be {min} to {max} characters long; this one has {length}."
+        " Nothing was changed.",
+    },
+    "option_invalid": {
+        "tr": "**{option}** için gönderilen değer geçersiz; listeden birini seç.",
+        "en": "The value sent for **{option}** is not valid; pick one from the list.",
+    },
+    "option_unknown_member": {
+        "tr": "**{option}** için seçilen kişiyi bu sunucuda bulamadım; listeden bir üye seç.",
+        "en": "I could not find the member given for **{option}** in this server; pick a"
+        " member from the list.",
+    },
+    "option_unknown_channel": {
+        "tr": "**{option}** için seçilen kanalı bulamadım; listeden bir metin kanalı seç.",
+        "en": "I could not find the channel given for **{option}**; pick a text channel from"
+        " the list.",
+    },
+    "option_unknown_role": {
+        "tr": "**{option}** için seçilen rolü bulamadım; listeden bir rol seç.",
+        "en": "I could not find the role given for **{option}**; pick a role from the list.",
+    },
     "internal_error": {
         "tr": "Bir şeyler ters gitti; tekrar dene. Cevabın kaydedildiyse kaybolmadı.",
         "en": "Something went wrong; please try again. A recorded answer is never lost.",

@@ -1,13 +1,18 @@
 """Logging set-up: one line per event on stdout, text or JSON, with secrets redacted.
 
 The token is removed from every record, including tracebacks, by a filter on the
-handler, so even a failed login that echoes its headers cannot leak it.
+handler, so even a failed login that echoes its headers cannot leak it. So are the
+per-interaction secrets discord.py puts in the URLs it logs at DEBUG: the token in
+`/interactions/<id>/<token>/callback` and in `/webhooks/<app>/<token>` (followups and
+edits of a reply; anyone holding one can post as the bot in that channel for 15 min),
+and any `"token": "..."` field of a logged payload.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import threading
 from collections.abc import Iterable
@@ -16,6 +21,21 @@ from types import TracebackType
 
 REDACTED = "[REDACTED]"
 
+#: Per-interaction secrets inside logged text, redacted whatever the configured secrets.
+_TOKEN_PATTERNS = (
+    # /interactions/<id>/<token>/callback and /webhooks/<application>/<token>[/messages/..]
+    re.compile(r"(/(?:interactions|webhooks)/[^/\s?#]+/)[^/\s?#'\"]+"),
+    # "token": "..." in a JSON payload, 'token': '...' in a dict's repr
+    re.compile(r"""(["']token["']\s*:\s*["'])[^"']+"""),
+)
+
+
+def redact_tokens(text: str) -> str:
+    """`text` with interaction and webhook tokens replaced by `[REDACTED]`."""
+    for pattern in _TOKEN_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
+
 
 class RedactingFilter(logging.Filter):
     def __init__(self, secrets: Iterable[str]) -> None:
@@ -23,22 +43,23 @@ class RedactingFilter(logging.Filter):
         self.secrets = [s for s in secrets if s]
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
         try:
             message = record.getMessage()
         except Exception:  # bad %-args: logging would print msg and args raw to stderr
             message = f"{record.msg!s} (unformattable log arguments: {record.args!r})"
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        for secret in self.secrets:
-            message = message.replace(secret, REDACTED)
-            if record.exc_text:
-                record.exc_text = record.exc_text.replace(secret, REDACTED)
-            if record.stack_info:
-                record.stack_info = record.stack_info.replace(secret, REDACTED)
-        record.msg, record.args = message, None
+        record.msg, record.args = self.redact(message), None
+        if record.exc_text:
+            record.exc_text = self.redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
         return True
+
+    def redact(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, REDACTED)
+        return redact_tokens(text)
 
 
 class JsonFormatter(logging.Formatter):

@@ -19,14 +19,18 @@ Usage from the answer path::
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
+import socket
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
 from aiohttp import web
+
+from bot.startup import EXIT_SETTINGS, StartupError
 
 __all__ = [
     "CONTENT_TYPE",
@@ -310,7 +314,13 @@ class MetricsServer:
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self._requested_port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            await self.close()
+            raise StartupError(
+                bind_problem(self.host, self._requested_port, exc), EXIT_SETTINGS
+            ) from None
         sockets = getattr(site._server, "sockets", None) or []
         self._port = sockets[0].getsockname()[1] if sockets else self._requested_port
         log.info("metrics on http://%s:%s/metrics", self.host, self._port)
@@ -325,6 +335,29 @@ class MetricsServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+
+def bind_problem(host: str, port: int, exc: OSError) -> str:
+    """Why the metrics endpoint cannot listen on host:port, and which setting to change."""
+    where = f"cannot serve metrics on {host}:{port}"
+    if isinstance(exc, socket.gaierror):
+        return (
+            f"{where}: TPQUIZ_METRICS_HOST {host!r} does not resolve: set an address of this"
+            " machine such as 127.0.0.1 (or 0.0.0.0 in a container)"
+        )
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"{where}: the port is already in use by another process: set another"
+            " TPQUIZ_METRICS_PORT, or stop what listens there"
+        )
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return (
+            f"{where}: {host!r} is not an address of this machine: set TPQUIZ_METRICS_HOST"
+            " to 127.0.0.1, 0.0.0.0 or one of its own addresses"
+        )
+    if exc.errno == errno.EACCES:
+        return f"{where}: permission denied: set a TPQUIZ_METRICS_PORT above 1023"
+    return f"{where}: {exc.strerror or exc}: check TPQUIZ_METRICS_HOST and TPQUIZ_METRICS_PORT"
 
 
 @asynccontextmanager

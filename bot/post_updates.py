@@ -20,11 +20,16 @@ class CoalescedEdits:
         self._edit = edit
         self.interval = interval
         self._pending: dict[int, asyncio.Task[None]] = {}
+        #: Every edit task not finished yet: waiting (also in `_pending`) or sending.
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def touch(self, post_id: int) -> None:
         """Note that a post changed; its edit goes out within `interval` seconds."""
         if post_id not in self._pending:
-            self._pending[post_id] = asyncio.create_task(self._run(post_id))
+            task = asyncio.create_task(self._run(post_id))
+            self._pending[post_id] = task
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _run(self, post_id: int) -> None:
         try:
@@ -38,11 +43,15 @@ class CoalescedEdits:
             log.warning("could not update the answer count of post %s", post_id, exc_info=True)
 
     async def flush(self) -> None:
-        """Send every pending edit now instead of waiting (at shutdown)."""
+        """Send every pending edit now instead of waiting (at shutdown).
+
+        Edits already being sent are awaited too: the HTTP session closes after this
+        returns, and an edit cut off by that logged "Session is closed" with a traceback.
+        """
         pending = dict(self._pending)
         for task in pending.values():
             task.cancel()
-        await asyncio.gather(*pending.values(), return_exceptions=True)
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for post_id in pending:
             try:
                 await self._edit(post_id)

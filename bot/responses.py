@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import discord
 
 from bot.i18n import t
+from bot.limits import fit
 from bot.quiz.model import Lang, lang_for_locale
 from bot.service import QuizError
 
@@ -48,8 +49,10 @@ async def within_deadline(
 async def reply(interaction: discord.Interaction[Any], **kwargs: Any) -> int | None:
     """Send a new message as the response, or as a followup when already deferred.
 
-    Returns the id of the message sent, where Discord says it.
+    Returns the id of the message sent, where Discord says it. Content and embeds are cut
+    to Discord's limits first (`bot.limits`): an over-long part would lose the whole reply.
     """
+    fit(kwargs)
     if interaction.response.is_done():
         kwargs.setdefault("wait", True)
         message = await interaction.followup.send(**kwargs)
@@ -60,6 +63,7 @@ async def reply(interaction: discord.Interaction[Any], **kwargs: Any) -> int | N
 
 async def update(interaction: discord.Interaction[Any], **kwargs: Any) -> None:
     """Edit the message a component sits on, as the response or after a deferral."""
+    fit(kwargs)
     if interaction.response.is_done():
         await interaction.edit_original_response(**kwargs)
     else:

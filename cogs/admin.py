@@ -24,6 +24,7 @@ from discord.ext import commands
 
 from bot.daily import DailyOverview, DailyService
 from bot.i18n import t
+from bot.options import check_options, refusal_for
 from bot.quiz.model import Lang
 from bot.quiz.schedule import format_time, timezone_suggestions
 from bot.render import QUESTION_COLOUR, day_label
@@ -166,14 +167,18 @@ class AdminCog(
             self.bot.count_edits.touch(post.id)
 
     async def interaction_check(self, interaction: Interaction, /) -> bool:
-        """Checked on every subcommand: the caller must be able to manage the server."""
-        if interaction.guild_id is None or not interaction.permissions.manage_guild:
+        """Checked on every subcommand, before its options are converted: in a server, by
+        someone who can manage it, with only the option values Discord offers."""
+        if interaction.guild_id is None:
+            raise app_commands.NoPrivateMessage()
+        if not interaction.permissions.manage_guild:
             log.info(
                 "refused /tpquiz-admin for user %s in guild %s (no Manage Server)",
                 interaction.user.id,
                 interaction.guild_id,
             )
             raise NotAdmin()
+        check_options(interaction)
         return True
 
     # -- daily -----------------------------------------------------------------------
@@ -243,6 +248,8 @@ class AdminCog(
     async def _timezone_autocomplete(
         self, interaction: Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
+        if not isinstance(current, str) or len(current) > 64:  # what the option allows
+            return []
         return [app_commands.Choice(name=z, value=z) for z in timezone_suggestions(current)]
 
     @daily.command(name=locale_str("off"), description=locale_str("Stop the daily questions"))
@@ -336,9 +343,10 @@ class AdminCog(
     ) -> None:
         """Every refusal and failure becomes an ephemeral message in the caller's language."""
         original = getattr(error, "original", error)
-        await report_error(
-            interaction, QuizError("admin_only") if isinstance(error, NotAdmin) else original
-        )
+        refused = refusal_for(interaction, error, user_lang(interaction))
+        if isinstance(error, NotAdmin):
+            refused = QuizError("admin_only")
+        await report_error(interaction, refused or original)
 
 
 async def setup(bot: TPQuizBot) -> None:

@@ -16,10 +16,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render
+from bot.custom_ids import number
 from bot.i18n import t
+from bot.limits import display_name
+from bot.options import check_options, logged, refusal_for
 from bot.post_updates import CoalescedEdits
 from bot.quiz.model import LETTERS, TOPICS, Lang
-from bot.quiz.periods import Period
+from bot.quiz.periods import PERIODS, Period
 from bot.responses import reply, report_error, update, user_lang, within_deadline
 from bot.service import QuizError
 
@@ -36,7 +39,20 @@ def _bot(interaction: Interaction) -> TPQuizBot:
 
 
 def _name(interaction: Interaction) -> str:
-    return interaction.user.display_name
+    return display_name(interaction.user.display_name)
+
+
+async def refuse_click(interaction: Interaction, key: str) -> None:
+    """Answer a click whose custom_id the bot did not write (see bot.custom_ids)."""
+    custom_id = interaction.data.get("custom_id") if interaction.data else None
+    log.warning(
+        "refused a click from user %s in guild %s: custom_id %s (%s)",
+        interaction.user.id,
+        interaction.guild_id,
+        logged(custom_id),
+        key,
+    )
+    await report_error(interaction, QuizError(key))
 
 
 # -- buttons ---------------------------------------------------------------------------
@@ -44,9 +60,15 @@ def _name(interaction: Interaction) -> str:
 
 class AnswerButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"tpq:a:(?P<post>[0-9]{1,19}):(?P<choice>[0-9])",
+    template=r"tpq:a:(?P<post>[^:]+):(?P<choice>[^:]+)",
 ):
-    """A lettered answer button on a question post."""
+    """A lettered answer button on a question post.
+
+    The template takes any text between the colons so that a forged number still gets
+    an answer (`refusal`), not silence; `from_custom_id` reads the numbers strictly.
+    """
+
+    refusal: str | None = None
 
     def __init__(self, post_id: int, choice_index: int, letter: str = "?") -> None:
         super().__init__(
@@ -63,17 +85,28 @@ class AnswerButton(
     async def from_custom_id(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> AnswerButton:
-        return cls(int(match["post"]), int(match["choice"]))
+        post, choice = number(match["post"]), number(match["choice"], 9)
+        button = cls(post or 0, choice or 0)
+        if post is None:
+            button.refusal = "unknown_post"
+        elif choice is None:
+            button.refusal = "bad_choice"
+        return button
 
     async def callback(self, interaction: Interaction) -> None:
+        if self.refusal is not None:
+            await refuse_click(interaction, self.refusal)
+            return
         await answer_post(interaction, self.post_id, self.choice_index)
 
 
 class TestButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"tpq:t:(?P<run>[0-9]{1,19}):(?P<pos>[0-9]{1,2}):(?P<choice>[0-9])",
+    template=r"tpq:t:(?P<run>[^:]+):(?P<pos>[^:]+):(?P<choice>[^:]+)",
 ):
-    """An answer button in a member's personal test."""
+    """An answer button in a member's personal test (numbers read as in AnswerButton)."""
+
+    refusal: str | None = None
 
     def __init__(self, run_id: int, position: int, choice_index: int, letter: str = "?") -> None:
         super().__init__(
@@ -91,17 +124,31 @@ class TestButton(
     async def from_custom_id(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TestButton:
-        return cls(int(match["run"]), int(match["pos"]), int(match["choice"]))
+        run, pos, choice = (
+            number(match["run"]),
+            number(match["pos"], 99),
+            number(match["choice"], 9),
+        )
+        button = cls(run or 0, pos or 0, choice or 0)
+        if run is None:
+            button.refusal = "unknown_test"
+        elif pos is None or choice is None:
+            button.refusal = "bad_choice"
+        return button
 
     async def callback(self, interaction: Interaction) -> None:
+        if self.refusal is not None:
+            await refuse_click(interaction, self.refusal)
+            return
         await answer_test(interaction, self.run_id, self.position, self.choice_index)
 
 
 class LeaderboardButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"tpq:lb:(?P<period>week|month|all):(?P<page>[0-9]{1,6}):(?P<dir>prev|next)",
+    template=r"tpq:lb:(?P<period>[^:]+):(?P<page>[^:]+):(?P<dir>prev|next)",
 ):
-    """Previous/Next on a leaderboard; the page to show is in the custom_id."""
+    """Previous/Next on a leaderboard; the page to show is in the custom_id (a period or
+    page the bot does not write shows the first page of all time)."""
 
     def __init__(
         self, period: Period, page: int, direction: str, label: str = "", disabled: bool = False
@@ -121,7 +168,9 @@ class LeaderboardButton(
     async def from_custom_id(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> LeaderboardButton:
-        return cls(cast(Period, match["period"]), int(match["page"]), match["dir"])
+        period = match["period"] if match["period"] in PERIODS else "all"
+        page = number(match["page"], 999_999) or 0
+        return cls(cast(Period, period), page, match["dir"])
 
     async def callback(self, interaction: Interaction) -> None:
         await show_leaderboard(interaction, self.period, self.page, edit=True)
@@ -267,10 +316,19 @@ async def show_leaderboard(
         return
     embed = render.leaderboard_embed(board, lang)
     view = leaderboard_view(period, board.page, board.pages, lang)
-    if edit:
-        await update(interaction, embed=embed, view=view)
-    else:
-        await reply(interaction, embed=embed, view=view)
+    try:
+        if edit:
+            await update(interaction, embed=embed, view=view)
+        else:
+            await reply(interaction, embed=embed, view=view)
+    except discord.HTTPException as exc:  # nothing was changed; only the message was lost
+        log.warning(
+            "could not show the leaderboard for interaction %s: %s %s (code %s)",
+            interaction.id,
+            exc.status,
+            exc.text,
+            exc.code,
+        )
 
 
 # -- the cog ---------------------------------------------------------------------------
@@ -290,6 +348,13 @@ class QuizCog(
     def __init__(self, bot: TPQuizBot) -> None:
         self.bot = bot
         super().__init__()
+
+    async def interaction_check(self, interaction: Interaction, /) -> bool:
+        """Before any option is converted: a server only, and only values Discord offers."""
+        if interaction.guild_id is None:
+            raise app_commands.NoPrivateMessage()
+        check_options(interaction)
+        return True
 
     @app_commands.command(
         name=app_commands.locale_str("question"),
@@ -392,14 +457,14 @@ class QuizCog(
         except Exception as exc:
             await report_error(interaction, exc)
             return
-        await reply(
-            interaction, embed=render.stats_embed(target.display_name, report, lang), ephemeral=True
-        )
+        name = display_name(target.display_name)
+        await reply(interaction, embed=render.stats_embed(name, report, lang), ephemeral=True)
 
     async def cog_app_command_error(
         self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
-        await report_error(interaction, getattr(error, "original", error))
+        refused = refusal_for(interaction, error, user_lang(interaction))
+        await report_error(interaction, refused or getattr(error, "original", None) or error)
 
 
 async def _edit_count(bot: TPQuizBot, post_id: int) -> None:

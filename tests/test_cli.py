@@ -120,3 +120,16 @@ def test_leaderboard_without_a_database_is_a_clear_error(tmp_path: Path) -> None
         "leaderboard", "--guild", "9", cwd=tmp_path, TPQUIZ_DB=str(tmp_path / "none.db")
     )
     assert result.returncode == 2 and "no database at" in result.stderr
+
+
+@pytest.mark.parametrize("guild", ["99999999999999999999", "-9", "٣", "nine"])
+def test_leaderboard_refuses_a_guild_id_no_server_can_have(
+    tmp_path: Path, answered_db: Path, guild: str
+) -> None:
+    result = tpquiz("leaderboard", "--guild", guild, cwd=tmp_path, TPQUIZ_DB=str(answered_db))
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"tpquiz leaderboard: error: argument --guild: {guild!r} is not a server id (a number"
+        " of up to 19 digits, e.g. 123456789012345678)"
+    )
+    assert "Traceback" not in result.stderr

@@ -88,7 +88,7 @@ class QuizHarness:
         self,
         member: dict[str, Any],
         sub: str,
-        options: dict[str, Any] | None = None,
+        options: dict[str, Any] | list[dict[str, Any]] | None = None,
         *,
         locale: str = "en-US",
         guild_locale: str = "en-US",

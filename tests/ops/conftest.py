@@ -16,6 +16,7 @@ import pytest
 from bot import ops_commands
 
 CliRunner = Callable[..., tuple[int, str, str]]
+RunRunner = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
@@ -62,3 +63,24 @@ def restore_logging() -> Iterator[None]:
     for name, saved in levels.items():
         logging.getLogger(name).setLevel(saved)
     sys.excepthook, threading.excepthook = hooks
+
+
+@pytest.fixture
+def tpquiz_run(
+    ops_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    restore_logging: None,
+) -> RunRunner:
+    """`tpquiz_run(DISCORD_TOKEN=...)` -> (exit status, stdout, stderr) of `tpquiz run`,
+    in this process (so a test can shorten its retries), with those variables set."""
+    from bot import cli
+
+    def run(**env: str) -> tuple[int, str, str]:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        code = cli.cmd_run(argparse.Namespace())
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

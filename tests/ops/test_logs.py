@@ -145,3 +145,50 @@ async def test_a_real_failed_login_never_logs_the_token(
     assert "login failed" in out and "LoginFailure" in out
     assert discord_fake.requests == [("GET", "/api/v10/users/@me")]
     assert TOKEN not in out
+
+
+# -- interaction and webhook tokens (issue #10, item 26) -------------------------------------
+
+INTERACTION_TOKEN = "aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDEyMzQ1Njc4OnNlY3JldC1wYXJ0"
+BASE = "https://discord.com/api/v10"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_interaction_and_webhook_tokens_in_logged_urls_are_redacted(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    setup_logging("DEBUG", fmt, secrets=[TOKEN])
+    webhook = logging.getLogger("discord.webhook.async_")
+    # The lines discord.py 2.7 logs for a callback, a followup and an edit of the reply.
+    for method, url in (
+        ("POST", f"{BASE}/interactions/1234/{INTERACTION_TOKEN}/callback?with_response=1"),
+        ("POST", f"{BASE}/webhooks/900/{INTERACTION_TOKEN}?wait=1"),
+        ("PATCH", f"{BASE}/webhooks/900/{INTERACTION_TOKEN}/messages/@original"),
+    ):
+        webhook.debug("Webhook ID %s with %s %s has returned status code %s", 900, method, url, 200)
+    logging.getLogger("discord.http").debug(
+        "%s %s has received %s", "GET", f"{BASE}/webhooks/900/{INTERACTION_TOKEN}", {"token": "x1"}
+    )
+    log.info("payload %s", json.dumps({"id": "1", "token": INTERACTION_TOKEN}))
+    out = capsys.readouterr().out
+    assert INTERACTION_TOKEN not in out and "x1" not in out
+    lines = [json.loads(line)["message"] for line in out.splitlines()] if fmt == "json" else out
+    text = "\n".join(lines) if isinstance(lines, list) else lines
+    assert f"{BASE}/interactions/1234/{REDACTED}/callback?with_response=1" in text
+    assert f"{BASE}/webhooks/900/{REDACTED}?wait=1" in text
+    assert f"{BASE}/webhooks/900/{REDACTED}/messages/@original" in text
+    assert f"'token': '{REDACTED}'" in text
+    assert f'"token": "{REDACTED}"' in text
+
+
+def test_tokens_in_a_traceback_are_redacted_without_any_configured_secret(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    setup_logging("INFO", "text", secrets=[])
+    try:
+        raise RuntimeError(f"POST {BASE}/interactions/1/{INTERACTION_TOKEN}/callback failed")
+    except RuntimeError:
+        log.exception("callback failed")
+    out = capsys.readouterr().out
+    assert INTERACTION_TOKEN not in out
+    assert f"/interactions/1/{REDACTED}/callback failed" in out

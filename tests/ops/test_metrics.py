@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import re
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
@@ -12,8 +14,10 @@ import pytest
 from bot.client import TPQuizBot
 from bot.config import ConfigError, Settings
 from bot.metrics import CONTENT_TYPE, Counter, Histogram, Metrics, MetricsServer, serve_metrics
+from bot.startup import StartupError
 from bot.storage import Storage
 from tests.factories import make_bank
+from tests.ops.conftest import RunRunner
 
 # One sample line: name, optional {labels}, value (https://prometheus.io exposition format).
 SAMPLE = re.compile(
@@ -142,3 +146,61 @@ def test_metrics_settings_default_to_off_and_loopback() -> None:
     for bad in ("0", "65536", "http", "-1"):
         with pytest.raises(ConfigError, match="TPQUIZ_METRICS_PORT"):
             Settings.from_env({"TPQUIZ_METRICS_PORT": bad}, env_file=None)
+
+
+# -- the endpoint cannot listen (issue #10, item 10): one line, exit 2 ------------------------
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that another process is listening on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+async def test_a_port_in_use_or_a_wrong_host_is_one_sentence(taken_port: int) -> None:
+    cases = {
+        ("127.0.0.1", taken_port): f"cannot serve metrics on 127.0.0.1:{taken_port}: the port is"
+        " already in use by another process: set another TPQUIZ_METRICS_PORT, or stop what"
+        " listens there",
+        ("203.0.113.7", 9464): "cannot serve metrics on 203.0.113.7:9464: '203.0.113.7' is not an"
+        " address of this machine: set TPQUIZ_METRICS_HOST to 127.0.0.1, 0.0.0.0 or one of its"
+        " own addresses",
+        ("no-such-host.invalid", 9464): "cannot serve metrics on no-such-host.invalid:9464:"
+        " TPQUIZ_METRICS_HOST 'no-such-host.invalid' does not resolve: set an address of this"
+        " machine such as 127.0.0.1 (or 0.0.0.0 in a container)",
+    }
+    for (host, port), line in cases.items():
+        with pytest.raises(StartupError) as caught:
+            async with serve_metrics(Metrics(), host, port):
+                pass
+        assert str(caught.value) == line
+        assert caught.value.exit_status == 2
+
+
+def test_tpquiz_run_refuses_to_start_when_the_metrics_port_is_taken(
+    tpquiz_run: RunRunner, taken_port: int
+) -> None:
+    from tests.ops.fake_discord import TOKEN
+
+    # The API address is never contacted: the metrics endpoint is opened first.
+    code, out, err = tpquiz_run(
+        DISCORD_TOKEN=TOKEN,
+        TPQUIZ_METRICS_PORT=str(taken_port),
+        DISCORD_API_BASE="http://127.0.0.1:9/api/v10",
+    )
+    assert code == 2
+    assert err == (
+        f"tpquiz: cannot serve metrics on 127.0.0.1:{taken_port}: the port is already in use by"
+        " another process: set another TPQUIZ_METRICS_PORT, or stop what listens there\n"
+    )
+    assert "Traceback" not in out + err and "Discord's API" not in out
+
+
+@pytest.mark.parametrize("port", ["²", "٣", "९४६४", "+9464", "9_464", "0x24f8"])
+def test_a_port_that_is_not_ascii_decimal_is_a_settings_error(port: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env({"TPQUIZ_METRICS_PORT": port}, env_file=None)
+    assert str(caught.value) == "TPQUIZ_METRICS_PORT must be a TCP port (1-65535), e.g. 9464"

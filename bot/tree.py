@@ -1,0 +1,44 @@
+"""The command tree: a command Discord knows and this code does not, in one sentence.
+
+After an update the commands a client shows can lag behind the code (a removed
+subcommand, changed options), and a forged interaction can name any command. discord.py
+raises `CommandNotFound` or `CommandSignatureMismatch` for those before any cog is
+involved, and by default only logs a traceback while the member sees "interaction
+failed". Here the member is told to reload, and the log gets one line.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.options import logged
+from bot.responses import report_error
+from bot.service import QuizError
+
+log = logging.getLogger(__name__)
+
+
+class CommandTree(app_commands.CommandTree[Any]):
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
+    ) -> None:
+        if not isinstance(
+            error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch
+        ):
+            await super().on_error(interaction, error)
+            return
+        if interaction.response.is_done():  # a cog's error handler already answered
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        log.warning(
+            "refused a command from user %s in guild %s: %s is not a command of this version (%s)",
+            interaction.user.id,
+            interaction.guild_id,
+            logged(data.get("name")),
+            type(error).__name__,
+        )
+        await report_error(interaction, QuizError("unknown_command"))

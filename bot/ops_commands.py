@@ -15,13 +15,33 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from bot.config import ConfigError, Settings
+from bot.config import HEALTH_MAX_AGE_RANGE, ConfigError, Settings, parse_number
 
 __all__ = ["register", "cmd_backup", "cmd_restore", "cmd_doctor", "cmd_health"]
 
+#: Most backups `--keep` may name; more is surely a typo (and 0 would keep none).
+MAX_KEEP = 100_000
+
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_env(env_file=Path(args.env_file))
+    """Settings from the environment and ./.env, or from the file --env-file names."""
+    if args.env_file is None:
+        return Settings.from_env()
+    return Settings.from_env(env_file=Path(args.env_file), env_file_required=True)
+
+
+def _max_age(text: str) -> float:
+    try:
+        return parse_number(text, "a number of seconds", *HEALTH_MAX_AGE_RANGE)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _keep(text: str) -> int:
+    try:
+        return int(parse_number(text, "a whole number of backups", 1, MAX_KEEP, integer=True))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _fail(err: TextIO, command: str, message: str) -> int:
@@ -35,12 +55,13 @@ def _kib(size: int) -> str:
 
 def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Online backup of the live database (safe while the bot runs)."""
+    from bot.files import UnsafeTarget
     from bot.storage.backup import BackupError, backup_database
 
     try:
         settings = _settings(args)
         result = backup_database(settings.db_path, args.dest, overwrite=args.force, keep=args.keep)
-    except (ConfigError, BackupError) as exc:
+    except (ConfigError, BackupError, UnsafeTarget) as exc:
         return _fail(err, "backup", str(exc))
     except OSError as exc:
         return _fail(err, "backup", f"{exc.filename or args.dest}: {exc.strerror}")
@@ -58,10 +79,11 @@ def cmd_restore(
 ) -> int:
     """Replace the database by a backup; refused while the bot runs."""
     from bot.runlock import RunLockHeld, hold_run_lock
-    from bot.storage.backup import BackupError, restore_database
+    from bot.storage.backup import BackupError, check_restore_target, restore_database
 
     try:
         settings = _settings(args)
+        check_restore_target(settings.db_path)
         with hold_run_lock(settings.db_path):
             result = restore_database(Path(args.src), settings.db_path)
     except RunLockHeld as exc:
@@ -115,7 +137,8 @@ def cmd_health(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         return 1
     max_age = args.max_age if args.max_age is not None else settings.health_max_age
     path = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-    verdict = check_heartbeat(path, max_age)
+    db_path = None if str(settings.db_path) == ":memory:" else settings.db_path
+    verdict = check_heartbeat(path, max_age, db_path=db_path)
     out.write(f"{verdict.line}\n")
     return 0 if verdict.healthy else 1
 
@@ -127,9 +150,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         parser = sub.add_parser(name, help=help_text, description=help_text)
         parser.add_argument(
             "--env-file",
-            default=".env",
             metavar="PATH",
-            help="read settings from this file too (default: ./.env; the environment wins)",
+            help="read settings from this file, which must exist (default: ./.env if "
+            "present; the environment wins)",
         )
         return parser
 
@@ -140,7 +163,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     backup.add_argument("--force", action="store_true", help="replace an existing file")
     backup.add_argument(
         "--keep",
-        type=int,
+        type=_keep,
         metavar="N",
         help="with a directory DEST: keep only the newest N backups there",
     )
@@ -157,7 +180,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     health = add("health", "is the running bot healthy? (exit 0 yes, 1 no; for HEALTHCHECK)")
     health.add_argument(
         "--max-age",
-        type=float,
+        type=_max_age,
         metavar="SECONDS",
         help="gateway silence / heartbeat age limit (default: TPQUIZ_HEALTH_MAX_AGE or 120)",
     )

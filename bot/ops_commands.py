@@ -3,7 +3,9 @@
 They are for the person running the bot on a small VPS, often from cron, a Docker
 HEALTHCHECK or an SSH session at the end of a long day, so each prints plain lines, says
 what to do when something is wrong, and exits 0 only on success (health: 0 healthy,
-1 not, which is what Docker and systemd expect). Each takes `--env-file` so an admin can
+1 not, which is what Docker and systemd expect). Settings that cannot be read (a bad
+value, a .env that is not UTF-8, a missing --env-file) are one line and exit 2, as for
+`tpquiz run`; except for health, which exits 1 then too, because Docker reserves 2. Each takes `--env-file` so an admin can
 point it at the service's environment file (e.g. /etc/tpquiz/tpquiz.env).
 """
 
@@ -44,9 +46,9 @@ def _keep(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _fail(err: TextIO, command: str, message: str) -> int:
+def _fail(err: TextIO, command: str, message: str, status: int = 1) -> int:
     err.write(f"tpquiz {command}: {message}\n")
-    return 1
+    return status
 
 
 def _kib(size: int) -> str:
@@ -60,8 +62,11 @@ def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
 
     try:
         settings = _settings(args)
+    except ConfigError as exc:
+        return _fail(err, "backup", str(exc), 2)
+    try:
         result = backup_database(settings.db_path, args.dest, overwrite=args.force, keep=args.keep)
-    except (ConfigError, BackupError, UnsafeTarget) as exc:
+    except (BackupError, UnsafeTarget) as exc:
         return _fail(err, "backup", str(exc))
     except OSError as exc:
         return _fail(err, "backup", f"{exc.filename or args.dest}: {exc.strerror}")
@@ -83,6 +88,9 @@ def cmd_restore(
 
     try:
         settings = _settings(args)
+    except ConfigError as exc:
+        return _fail(err, "restore", str(exc), 2)
+    try:
         check_restore_target(settings.db_path)
         with hold_run_lock(settings.db_path):
             result = restore_database(Path(args.src), settings.db_path)
@@ -93,7 +101,7 @@ def cmd_restore(
             f"refused: {exc}. Stop the bot first (systemctl stop tpquiz, or docker compose "
             "stop tpquiz), then restore, then start it again",
         )
-    except (ConfigError, BackupError) as exc:
+    except BackupError as exc:
         return _fail(err, "restore", str(exc))
     except OSError as exc:
         return _fail(err, "restore", f"{exc.filename or args.src}: {exc.strerror}")
@@ -113,8 +121,7 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         settings = _settings(args)
     except ConfigError as exc:
         out.write(f"{Check('FAIL', 'settings', str(exc))}\n")
-        out.write("doctor: 1 problem: fix the settings, then run tpquiz doctor again\n")
-        return 1
+        return 2
     results = asyncio.run(run_doctor(settings, offline=args.offline))
     for check in results:
         out.write(f"{check}\n")

@@ -149,7 +149,7 @@ class Database:
                     raise DatabaseUnusable(problems.cannot_open(path, exc)) from None
         target: str | Path = path
         if readonly and not memory:
-            target = f"{path.absolute().as_uri()}?mode=ro"
+            target = preflight.readonly_uri(path)
         try:
             conn = await aiosqlite.connect(target, isolation_level=None, uri=readonly)
         except (sqlite3.Error, OSError) as exc:

@@ -20,7 +20,7 @@ from bot.runlock import lock_path, running_pid
 
 from . import problems
 
-__all__ = ["SQLITE_HEADER", "database_problem", "path_problem", "run_problem"]
+__all__ = ["SQLITE_HEADER", "database_problem", "path_problem", "readonly_uri", "run_problem"]
 
 #: The first 16 bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -78,6 +78,33 @@ def path_problem(path: Path, *, write: bool) -> str | None:
     return None
 
 
+def readonly_uri(path: Path) -> str:
+    """The URI that opens `path` read-only, for reading commands that must change nothing.
+
+    A WAL database needs its -shm file to be read, and SQLite creates it when it is
+    missing, so a WAL file in a directory nobody may write (a read-only mount, a backup
+    volume, another user's directory) cannot be opened with mode=ro alone
+    (SQLITE_READONLY_DIRECTORY / SQLITE_CANTOPEN). Then no writer can be running on it
+    either (it would have created the -shm file), and `immutable=1` reads it as it is.
+    """
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error:
+        return uri  # the caller opens it again and reports the error
+    try:
+        conn.execute("PRAGMA user_version").fetchone()
+    except sqlite3.OperationalError as exc:
+        code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+            return f"{uri}&immutable=1"
+    except sqlite3.Error:
+        pass
+    finally:
+        conn.close()
+    return uri
+
+
 def database_problem(path: Path, *, write: bool) -> str | None:
     """`path_problem`, then the schema and `PRAGMA quick_check`, without changing the file.
 
@@ -91,7 +118,7 @@ def database_problem(path: Path, *, write: bool) -> str | None:
         return problem
     newest = len(migrations())
     try:
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(readonly_uri(path), uri=True)
     except sqlite3.Error as exc:
         return problems.cannot_open(path, exc)
     try:

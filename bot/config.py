@@ -43,6 +43,10 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
 def parse_number(text: str, what: str, low: float, high: float, *, integer: bool = False) -> float:
     """`text` as a finite number in [low, high], or ValueError saying what is expected.
 
@@ -50,7 +54,7 @@ def parse_number(text: str, what: str, low: float, high: float, *, integer: bool
     (float() accepts both) and, with `integer`, anything but plain decimal digits
     (int() accepts "²" and "1_000"; isdigit() accepts "²").
     """
-    bounds = f"from {low:g} to {high:g}"
+    bounds = f"from {_plain(low)} to {_plain(high)}"
     try:
         if integer:
             if not (text.isascii() and text.isdigit()):

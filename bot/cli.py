@@ -17,7 +17,7 @@ import yarl
 
 from bot import bank_commands, ops_commands
 from bot.config import MAX_SNOWFLAKE, ConfigError, Settings, parse_number
-from bot.health import HeartbeatUnwritable
+from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
 from bot.runlock import RunLockHeld
@@ -38,7 +38,7 @@ def apply_endpoints(settings: Settings) -> None:
 
 async def run_bot(settings: Settings, token: str) -> None:
     from bot.client import TPQuizBot  # imported here so `validate` needs no discord set-up
-    from bot.health import heartbeat_path_for, probe_heartbeat
+    from bot.health import probe_heartbeat
     from bot.logs import setup_logging
     from bot.metrics import Metrics, serve_metrics
     from bot.runlock import START_WAIT_SECONDS, hold_run_lock
@@ -81,7 +81,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_env()
         token = settings.require_token()
-        problem = run_problem(settings.db_path)
+        problem = run_problem(settings.db_path) or heartbeat_problem(
+            heartbeat_path_for(settings.db_path, settings.heartbeat_path)
+        )
         if problem:
             raise ConfigError(problem)
         load_bank(settings.question_paths or None)  # refuse to start on a broken bank

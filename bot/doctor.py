@@ -11,7 +11,6 @@ one line that says what to do. Nothing here prints or logs the token.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,8 +21,7 @@ from typing import Any
 import aiohttp
 
 from bot.config import Settings, token_problem
-from bot.files import UnsafeTarget, check_target
-from bot.health import heartbeat_path_for
+from bot.health import heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, bundled_question_files, check_files
 from bot.runlock import running_pid
 
@@ -268,16 +266,6 @@ async def run_doctor(settings: Settings, *, offline: bool = False) -> list[Check
 
 
 def check_heartbeat_path(settings: Settings) -> list[Check]:
-    """The heartbeat file's place: a regular file (or none yet) in a writable directory."""
-    path = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-    if path is None or not path.parent.exists():
-        return []  # created with the database's directory
-    try:
-        check_target(path)
-    except UnsafeTarget as exc:
-        return [Check("FAIL", "heartbeat", f"{exc}: set TPQUIZ_HEARTBEAT to a file path")]
-    if not os.access(path.parent, os.W_OK):
-        return [
-            Check("FAIL", "heartbeat", f"{path.parent} is not writable: tpquiz health will fail")
-        ]
-    return []
+    """The heartbeat file's place, judged as `tpquiz run` judges it before starting."""
+    problem = heartbeat_problem(heartbeat_path_for(settings.db_path, settings.heartbeat_path))
+    return [Check("FAIL", "heartbeat", problem)] if problem else []

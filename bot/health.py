@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bot.files import UnsafeTarget, write_atomic_text
+from bot.files import UnsafeTarget, check_target, write_atomic_text
 from bot.storage import problems
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "check_heartbeat",
     "evaluate",
     "heartbeat_path_for",
+    "heartbeat_problem",
     "probe_heartbeat",
     "read_heartbeat",
     "sd_notify",
@@ -119,9 +120,10 @@ def _write(path: Path, beat: Heartbeat) -> None:
     except UnsafeTarget as exc:
         raise HeartbeatUnwritable(f"cannot write the heartbeat: {exc}") from None
     except OSError as exc:
-        where = exc.filename or path
+        # Not exc.filename: that is the temporary file's random name, and the reason
+        # must stay the same from one tick to the next to be logged only once.
         raise HeartbeatUnwritable(
-            f"cannot write the heartbeat {path} ({where}: {exc.strerror or exc})"
+            f"cannot write the heartbeat {path} ({exc.strerror or exc})"
         ) from None
 
 
@@ -142,6 +144,33 @@ def write_heartbeat(path: Path, beat: Heartbeat) -> bool:
     if _failing.pop(path, None) is not None:
         log.info("heartbeat: writing %s again", path)
     return True
+
+
+def heartbeat_problem(path: Path | None) -> str | None:
+    """Why the heartbeat cannot be written at `path` (checked before `tpquiz run` starts).
+
+    Looks without writing: the target must be absent or a regular file, and its
+    directory writable (or creatable). `probe_heartbeat` then writes for real.
+    """
+    if path is None:
+        return None
+    path = Path(path)
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        if path.parent.exists():
+            check_target(path)
+        elif not folder.is_dir():
+            raise UnsafeTarget(f"{folder} is not a directory")
+    except UnsafeTarget as exc:
+        return f"cannot write the heartbeat: {exc}: set TPQUIZ_HEARTBEAT to a file path"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"cannot write the heartbeat {path}: {folder} is not writable by this user: "
+            "set TPQUIZ_HEARTBEAT to a writable path"
+        )
+    return None
 
 
 def probe_heartbeat(path: Path | None, now: float | None = None) -> None:

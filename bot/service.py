@@ -169,18 +169,9 @@ class QuizService:
             raise QuizError("bad_choice")
         if post.closed_at is not None:
             return PostAnswer(post, question, None, closed=True)
-        try:
-            result = await self.storage.answers.record(
-                guild_id=guild_id,
-                user_id=user_id,
-                name=name,
-                question=question,
-                choice_index=choice_index,
-                now_ms=self.now_ms(),
-                post_id=post_id,
-            )
-        except WriteFailed as exc:
-            raise AnswerNotSaved(exc.reason) from exc
+        result = await self._record(
+            guild_id, user_id, name, question, choice_index, post_id=post_id
+        )
         if post.kind == "daily" and not result.duplicate:
             try:
                 await self.storage.daily.record_answer(guild_id, user_id, post_id)
@@ -188,6 +179,30 @@ class QuizService:
                 # The answer itself is saved; only the streak missed this day.
                 log.warning("daily streak of post %s not updated: %s", post_id, exc.reason)
         return PostAnswer(post, question, result)
+
+    async def _record(
+        self,
+        guild_id: int,
+        user_id: int,
+        name: str,
+        question: Question,
+        choice_index: int,
+        **belongs_to: int,
+    ) -> AnswerResult:
+        """Record the answer (to `post_id` or `test_run_id`); AnswerNotSaved if it did not
+        commit, so the member is told it was not saved rather than that it was."""
+        try:
+            return await self.storage.answers.record(
+                guild_id=guild_id,
+                user_id=user_id,
+                name=name,
+                question=question,
+                choice_index=choice_index,
+                now_ms=self.now_ms(),
+                **belongs_to,
+            )
+        except WriteFailed as exc:
+            raise AnswerNotSaved(exc.reason) from exc
 
     # -- the personal test -----------------------------------------------------------
 
@@ -228,18 +243,9 @@ class QuizService:
             raise QuizError("question_removed", question_id=run.question_ids[position])
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
-        try:
-            result = await self.storage.answers.record(
-                guild_id=guild_id,
-                user_id=user_id,
-                name=name,
-                question=question,
-                choice_index=choice_index,
-                now_ms=self.now_ms(),
-                test_run_id=run_id,
-            )
-        except WriteFailed as exc:
-            raise AnswerNotSaved(exc.reason) from exc
+        result = await self._record(
+            guild_id, user_id, name, question, choice_index, test_run_id=run_id
+        )
         answered = await self.storage.test_runs.answers(run_id)
         remaining = [i for i, qid in enumerate(run.question_ids) if qid not in answered]
         if remaining:

@@ -199,6 +199,14 @@ def test_on_a_read_only_file_system_leaderboard_reads_and_run_refuses(tmp_path: 
             f"{db} is read-only for {USER}: the bot must write answers; fix the file's owner "
             "or mode (chown/chmod), or set TPQUIZ_DB",
         )
+        deeper = mount / "new" / "quiz.sqlite3"  # a directory run would have to create
+        run = tpquiz("run", cwd=tmp_path, DISCORD_TOKEN=FAKE_TOKEN, TPQUIZ_DB=str(deeper))
+        _refused(
+            run,
+            f"directory {mount} is not writable by {USER}: tpquiz keeps quiz.sqlite3 and its "
+            "-wal, -shm and .lock files there; fix the directory's owner or mode, or set "
+            "TPQUIZ_DB",
+        )
         assert _digest(db) == before
         assert sorted(p.name for p in mount.iterdir()) == ["quiz.sqlite3"]
 

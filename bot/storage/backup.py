@@ -182,7 +182,8 @@ def _temp_beside(target: Path, suffix: str) -> Path:
 
 
 def _prune(directory: Path, keep: int) -> tuple[Path, ...]:
-    backups = sorted(directory.glob(f"{BACKUP_PREFIX}*{BACKUP_SUFFIX}"))
+    # Only regular files: whatever else carries the name (a directory) is not ours to delete.
+    backups = sorted(p for p in directory.glob(f"{BACKUP_PREFIX}*{BACKUP_SUFFIX}") if p.is_file())
     doomed = backups[:-keep] if keep > 0 else []
     for old in doomed:
         old.unlink()

@@ -103,3 +103,15 @@ async def test_a_backup_that_runs_out_of_disk_keeps_the_old_backup_whole(
         filler.unlink()
         assert cli("backup", str(target), "--force")[0] == 0
         assert _count(target) == 400
+
+
+async def test_keep_prunes_only_backup_files(cli: CliRunner, ops_env: Path, tmp_path: Path) -> None:
+    await _fill(ops_env, 2)
+    backups = tmp_path / "nightly"
+    stray = backups / "tpquiz-00000000T000000Z.sqlite3"
+    stray.mkdir(parents=True)  # named like the oldest backup, but a directory
+    for _ in range(2):
+        code, _, err = cli("backup", f"{backups}/", "--keep", "1", "--force")
+        assert code == 0, err
+    assert stray.is_dir()
+    assert len([p for p in backups.iterdir() if p.is_file()]) == 1

@@ -16,7 +16,7 @@ import discord
 import yarl
 
 from bot import bank_commands, ops_commands
-from bot.config import MAX_SNOWFLAKE, ConfigError, Settings, parse_number
+from bot.config import ConfigError, Settings
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
@@ -169,13 +169,6 @@ def cmd_leaderboard(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     return 0
 
 
-def _guild_id(text: str) -> int:
-    try:
-        return int(parse_number(text, "a guild id", 1, MAX_SNOWFLAKE, integer=True))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tpquiz", description="Tensor parallelism quiz bot for Discord"
@@ -184,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="start the bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=cmd_run)
     board = sub.add_parser("leaderboard", help="print a server's full standings from the database")
-    board.add_argument("--guild", type=_guild_id, required=True, help="the server (guild) id")
+    board.add_argument("--guild", type=int, required=True, help="the server (guild) id")
     board.add_argument("--period", choices=PERIODS, default="all")
     board.add_argument("--json", action="store_true", help="print JSON for scripts")
     board.set_defaults(func=cmd_leaderboard)

@@ -17,7 +17,6 @@ from tests.test_cli import FAKE_TOKEN, tpquiz
 #: Every command that reads settings, with the arguments it needs, and its prefix.
 COMMANDS = [
     (("run",), "tpquiz: ", 2),
-    (("leaderboard", "--guild", "9"), "tpquiz: ", 2),
     (("backup", "out.sqlite3"), "tpquiz backup: ", 2),
     (("restore", "in.sqlite3"), "tpquiz restore: ", 2),
 ]
@@ -136,8 +135,6 @@ def test_parse_number_refuses_non_finite_numbers() -> None:
         (("health", "--max-age", "inf"), "argument --max-age: must be a number of seconds from 30 to 604800, not 'inf'"),
         (("backup", "dir/", "--keep", "0"), "argument --keep: must be a whole number of backups from 1 to 100000, not '0'"),
         (("backup", "dir/", "--keep", "-1"), "argument --keep: must be a whole number of backups from 1 to 100000, not '-1'"),
-        (("leaderboard", "--guild", "99999999999999999999"), "argument --guild: must be a guild id from 1 to 9223372036854775807, not '99999999999999999999'"),
-        (("leaderboard", "--guild", "0"), "argument --guild: must be a guild id from 1 to 9223372036854775807, not '0'"),
     ],
 )  # fmt: skip
 def test_numeric_flags_are_range_checked(

@@ -18,10 +18,14 @@ import yarl
 from bot import bank_commands, ops_commands
 from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg
+from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
 from bot.runlock import RunLockHeld
 from bot.startup import StartupError
+from bot.storage import problems
+from bot.storage.preflight import database_problem, run_problem
+from bot.storage.problems import DatabaseUnusable
 
 log = logging.getLogger("tpquiz")
 
@@ -36,6 +40,7 @@ def apply_endpoints(settings: Settings) -> None:
 
 async def run_bot(settings: Settings, token: str) -> None:
     from bot.client import TPQuizBot  # imported here so `validate` needs no discord set-up
+    from bot.health import probe_heartbeat
     from bot.logs import setup_logging
     from bot.metrics import Metrics, serve_metrics
     from bot.runlock import START_WAIT_SECONDS, hold_run_lock
@@ -49,6 +54,12 @@ async def run_bot(settings: Settings, token: str) -> None:
     # The run lock tells `tpquiz restore` (and a second `tpquiz run`) that we are running.
     with hold_run_lock(settings.db_path, wait=START_WAIT_SECONDS):
         storage = await Storage.open(settings.db_path)
+        try:
+            # After the lock: a second `run`, refused above, must not touch the heartbeat.
+            probe_heartbeat(heartbeat_path_for(settings.db_path, settings.heartbeat_path))
+        except BaseException:
+            await storage.close()
+            raise
         metrics = Metrics()
         try:
             async with (
@@ -64,10 +75,20 @@ async def run_bot(settings: Settings, token: str) -> None:
             log.info("stopped")
 
 
+def _fail(message: str) -> int:
+    print(f"tpquiz: {message}", file=sys.stderr)
+    return 2
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_env()
         token = settings.require_token()
+        problem = run_problem(settings.db_path) or heartbeat_problem(
+            heartbeat_path_for(settings.db_path, settings.heartbeat_path)
+        )
+        if problem:
+            raise ConfigError(problem)
         load_bank(settings.question_paths or None)  # refuse to start on a broken bank
     except ConfigError as exc:
         print(f"tpquiz: {exc}", file=sys.stderr)
@@ -92,6 +113,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RunLockHeld as exc:
         print(f"tpquiz: {exc}: stop it first, or point TPQUIZ_DB elsewhere", file=sys.stderr)
         return 2
+    except (DatabaseUnusable, HeartbeatUnwritable) as exc:
+        return _fail(str(exc))
     except KeyboardInterrupt:
         pass
     return 0
@@ -100,7 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 async def _standings(db_path: Path, guild_id: int, period: str) -> list[dict[str, object]]:
     from bot.storage import Storage
 
-    storage = await Storage.open(db_path)
+    storage = await Storage.open(db_path, readonly=True)
     try:
         from datetime import UTC, datetime
 
@@ -126,14 +149,14 @@ async def _standings(db_path: Path, guild_id: int, period: str) -> list[dict[str
 def cmd_leaderboard(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     try:
         settings = Settings.from_env()
-        if not settings.db_path.exists():
-            raise ConfigError(
-                f"no database at {settings.db_path}: set TPQUIZ_DB to the bot's database file"
-            )
+        if str(settings.db_path) == ":memory:":
+            raise ConfigError(problems.missing(settings.db_path))
+        problem = database_problem(settings.db_path, write=False)
+        if problem:
+            raise ConfigError(problem)
         rows = asyncio.run(_standings(settings.db_path, args.guild, args.period))
-    except ConfigError as exc:
-        print(f"tpquiz: {exc}", file=sys.stderr)
-        return 2
+    except (ConfigError, DatabaseUnusable) as exc:
+        return _fail(str(exc))
     if args.json:
         json.dump(rows, out, ensure_ascii=False, indent=2)
         out.write("\n")

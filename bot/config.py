@@ -6,8 +6,11 @@ token is kept out of `repr()` so a logged or printed settings object never shows
 
 from __future__ import annotations
 
+import io
+import math
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +21,16 @@ from bot.endpoints import endpoint_problem
 
 DEFAULT_DB = Path("data") / "tpquiz.sqlite3"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+#: Discord ids (snowflakes) are positive and fit SQLite's signed 64-bit integers.
+MAX_SNOWFLAKE = 2**63 - 1
+#: Seconds between heartbeats (bot.health.HEARTBEAT_INTERVAL, repeated so that reading
+#: settings does not import the storage package; a test keeps the two equal): a health
+#: limit below two of them reports a working bot as stale between two writes.
+_HEARTBEAT_INTERVAL = 15.0
+#: (low, high, unit) of every numeric setting; the high ends only catch typos (a limit
+#: of days where seconds were meant), the low ends keep the bot working.
+COUNT_EDIT_INTERVAL_RANGE = (0.5, 3600.0)
+HEALTH_MAX_AGE_RANGE = (2 * _HEARTBEAT_INTERVAL, 7 * 86400.0)
 
 # A bot token is three base64url parts joined by dots: the user id, a timestamp, an HMAC.
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -25,6 +38,78 @@ _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2
 
 class ConfigError(Exception):
     """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+def _shown(text: str) -> str:
+    """A value quoted for an error message, bounded (it may be anything)."""
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
+def parse_number(text: str, what: str, low: float, high: float, *, integer: bool = False) -> float:
+    """`text` as a finite number in [low, high], or ValueError saying what is expected.
+
+    `what` completes "must be ...", e.g. "a number of seconds". Rejects nan and inf
+    (float() accepts both) and, with `integer`, anything but plain decimal digits
+    (int() accepts "²" and "1_000"; isdigit() accepts "²").
+    """
+    bounds = f"from {_plain(low)} to {_plain(high)}"
+    try:
+        if integer:
+            if not (text.isascii() and text.isdigit()):
+                raise ValueError
+            value: float = int(text)
+        else:
+            value = float(text)
+    except ValueError:
+        raise ValueError(f"must be {what} {bounds}, not {_shown(text)}") from None
+    if not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"must be {what} {bounds}, not {_shown(text)}")
+    return value
+
+
+def _path_setting(text: str) -> Path:
+    """A path from the environment or .env: `~` expanded (no shell did it for .env)."""
+    return Path(os.path.expanduser(text))
+
+
+def read_env_file(path: Path, *, required: bool) -> dict[str, str]:
+    """The settings in a `.env` file; ConfigError (one line) when it cannot be used.
+
+    The default `./.env` may be absent (or be a directory: `python -m venv .env` is
+    common); a file named with --env-file must exist.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"{path}: no such file (named with --env-file)") from None
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror}): check its path") from None
+    if not stat.S_ISREG(mode):
+        if required:
+            raise ConfigError(f"{path} is not a regular file: name the settings file")
+        return {}
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read it ({exc.strerror}): check its owner and mode"
+        ) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path}: line {line} is not UTF-8 (byte 0x{data[exc.start]:02x}): save the file "
+            "as UTF-8"
+        ) from None
+    parsed = dotenv_values(stream=io.StringIO(text))
+    return {k: v for k, v in parsed.items() if v is not None}
 
 
 def token_problem(token: str | None) -> str | None:
@@ -77,21 +162,40 @@ class Settings:
 
     @classmethod
     def from_env(
-        cls, environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
+        cls,
+        environ: Mapping[str, str] | None = None,
+        env_file: Path | None = Path(".env"),
+        *,
+        env_file_required: bool = False,
     ) -> Settings:
-        """Read settings; the process environment wins over the `.env` file."""
+        """Read settings; the process environment wins over the `.env` file.
+
+        `env_file_required`: the file was named by the user (--env-file), so its absence
+        is an error rather than the normal case.
+        """
         values: dict[str, str] = {}
-        if env_file is not None and env_file.is_file():
-            values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+        if env_file is not None:
+            values.update(read_env_file(Path(env_file), required=env_file_required))
         values.update(os.environ if environ is None else environ)
 
         def get(name: str) -> str | None:
             value = values.get(name, "").strip()
             return value or None
 
+        def number(name: str, default: float, bounds: tuple[float, float]) -> float:
+            text = get(name)
+            if text is None:
+                return default
+            try:
+                return parse_number(text, "a number of seconds", *bounds)
+            except ValueError as exc:
+                raise ConfigError(f"{name} {exc}") from None
+
         try:
             sync_guilds = tuple(
-                int(part) for part in re.split(r"[,\s]+", get("TPQUIZ_SYNC_GUILDS") or "") if part
+                int(parse_number(part, "a guild id", 1, MAX_SNOWFLAKE, integer=True))
+                for part in re.split(r"[,\s]+", get("TPQUIZ_SYNC_GUILDS") or "")
+                if part
             )
         except ValueError:
             raise ConfigError(
@@ -104,16 +208,8 @@ class Settings:
         if log_format not in ("text", "json"):
             raise ConfigError("TPQUIZ_LOG_FORMAT must be 'text' or 'json'")
         questions = get("TPQUIZ_QUESTIONS")
-        try:
-            interval = float(get("TPQUIZ_COUNT_EDIT_INTERVAL") or 3.0)
-        except ValueError:
-            raise ConfigError("TPQUIZ_COUNT_EDIT_INTERVAL must be a number of seconds") from None
-        try:
-            health_max_age = float(get("TPQUIZ_HEALTH_MAX_AGE") or 120.0)
-        except ValueError:
-            raise ConfigError("TPQUIZ_HEALTH_MAX_AGE must be a number of seconds") from None
-        if health_max_age <= 0:
-            raise ConfigError("TPQUIZ_HEALTH_MAX_AGE must be a number of seconds above 0")
+        interval = number("TPQUIZ_COUNT_EDIT_INTERVAL", 3.0, COUNT_EDIT_INTERVAL_RANGE)
+        health_max_age = number("TPQUIZ_HEALTH_MAX_AGE", 120.0, HEALTH_MAX_AGE_RANGE)
         metrics_port = get("TPQUIZ_METRICS_PORT")
         if metrics_port is not None and not (
             metrics_port.isascii() and metrics_port.isdigit() and 1 <= int(metrics_port) <= 65535
@@ -129,7 +225,7 @@ class Settings:
                 raise ConfigError(problem)
         return cls(
             token=get("DISCORD_TOKEN"),
-            db_path=Path(get("TPQUIZ_DB") or DEFAULT_DB),
+            db_path=_path_setting(get("TPQUIZ_DB") or str(DEFAULT_DB)),
             question_paths=tuple(Path(p) for p in questions.split(os.pathsep)) if questions else (),
             sync_guilds=sync_guilds,
             api_base=get("DISCORD_API_BASE"),
@@ -137,7 +233,7 @@ class Settings:
             log_level=level,
             log_format=log_format,
             count_edit_interval=interval,
-            heartbeat_path=Path(heartbeat) if heartbeat else None,
+            heartbeat_path=_path_setting(heartbeat) if heartbeat else None,
             health_max_age=health_max_age,
             metrics_port=int(metrics_port) if metrics_port else None,
             metrics_host=get("TPQUIZ_METRICS_HOST") or "127.0.0.1",

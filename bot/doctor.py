@@ -11,7 +11,6 @@ one line that says what to do. Nothing here prints or logs the token.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 import aiohttp
 
 from bot.config import Settings, token_problem
+from bot.health import heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, bundled_question_files, check_files
 from bot.runlock import running_pid
 
@@ -59,57 +59,46 @@ def check_token(settings: Settings) -> list[Check]:
 
 
 async def check_database(settings: Settings) -> list[Check]:
-    """Open (and so migrate) the database, commit one row, and run a quick check.
+    """Check the database file, then open (and so migrate) it and commit one row.
 
-    A bot that is running an older tpquiz on the same file is not migrated under its
-    feet: doctor then only reports that a restart will apply the new migrations.
+    The sentences are the ones `tpquiz run` and `leaderboard` print
+    (`bot.storage.problems`). A missing database is not created: doctor only says
+    that `tpquiz run` will create it. A bot that is running an older tpquiz on the same
+    file is not migrated under its feet: doctor then only reports that a restart will
+    apply the new migrations.
     """
-    from bot.storage import Storage
-    from bot.storage.backup import BackupError, file_schema_version, quick_check_file
+    from bot.storage import Storage, problems
+    from bot.storage.backup import file_schema_version
     from bot.storage.db import migrations
+    from bot.storage.preflight import run_problem
 
     path = settings.db_path
     newest = len(migrations())
-    pid = running_pid(path)
+    pid = None if str(path) == ":memory:" else running_pid(path)
     running = [] if pid is None else [Check("ok", "bot", _running(pid))]
-    if path.is_file():
-        try:
-            version = file_schema_version(path)
-        except BackupError as exc:
-            return [Check("FAIL", "database", f"{exc}: restore the latest backup (tpquiz restore)")]
-        if version > newest:
-            return [
-                Check(
-                    "FAIL",
-                    "database",
-                    f"{path} has schema {version} but this tpquiz knows {newest}: it was made "
-                    "by a newer tpquiz; install that version again (downgrades are not "
-                    "supported), or restore a backup taken before the upgrade",
-                )
-            ]
-        if pid is not None and version < newest:
-            return [
-                Check(
-                    "warn",
-                    "database",
-                    f"{path} is at schema {version}, this tpquiz has {newest}; the running "
-                    "bot is an older version: restart it to apply the migrations (back up "
-                    "first); not migrating under it",
-                ),
-                *running,
-            ]
-    try:
-        storage = await Storage.open(path)
-    except Exception as exc:  # OSError, sqlite3 errors, a failed migration
+    if pid is not None and not path.exists():
+        return [Check("FAIL", "database", problems.file_lost(path, "deleted")), *running]
+    problem = run_problem(path)
+    if problem:
+        return [Check("FAIL", "database", problem), *running]
+    if not path.exists():
+        return [Check("ok", "database", f"no database at {path} yet: tpquiz run creates it there")]
+    version = file_schema_version(path)
+    if pid is not None and version < newest:
         return [
             Check(
-                "FAIL",
+                "warn",
                 "database",
-                f"cannot open {path} ({type(exc).__name__}: {exc}): make sure the directory "
-                f"{path.parent} exists and is writable by the user running tpquiz, or set "
-                "TPQUIZ_DB",
-            )
+                f"{path} is at schema {version}, this tpquiz has {newest}; the running "
+                "bot is an older version: restart it to apply the migrations (back up "
+                "first); not migrating under it",
+            ),
+            *running,
         ]
+    try:
+        storage = await Storage.open(path)
+    except problems.DatabaseUnusable as exc:
+        return [Check("FAIL", "database", str(exc)), *running]
     try:
         version = await storage.db.schema_version()
         await storage.meta.set("doctor:checked_at", datetime.now(UTC).isoformat())
@@ -124,16 +113,6 @@ async def check_database(settings: Settings) -> list[Check]:
         ]
     finally:
         await storage.close()
-    damage = quick_check_file(path) if path.is_file() else []
-    if damage:
-        return [
-            Check(
-                "FAIL",
-                "database",
-                f"{path} is damaged ({'; '.join(damage[:2])}): stop the bot and restore the "
-                "latest backup (tpquiz restore)",
-            )
-        ]
     results = [
         Check("ok", "database", f"{path} opens, is at schema {version}/{newest}, accepts writes")
     ]
@@ -282,9 +261,11 @@ async def run_doctor(settings: Settings, *, offline: bool = False) -> list[Check
                 f"{settings.metrics_port}: make sure a firewall keeps it private",
             )
         )
-    heartbeat_dir = (settings.heartbeat_path or settings.db_path).parent
-    if heartbeat_dir.exists() and not os.access(heartbeat_dir, os.W_OK):
-        results.append(
-            Check("FAIL", "heartbeat", f"{heartbeat_dir} is not writable: tpquiz health will fail")
-        )
+    results += check_heartbeat_path(settings)
     return results
+
+
+def check_heartbeat_path(settings: Settings) -> list[Check]:
+    """The heartbeat file's place, judged as `tpquiz run` judges it before starting."""
+    problem = heartbeat_problem(heartbeat_path_for(settings.db_path, settings.heartbeat_path))
+    return [Check("FAIL", "heartbeat", problem)] if problem else []

@@ -18,21 +18,26 @@ import json
 import logging
 import os
 import socket
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from bot.files import UnsafeTarget, check_target, write_atomic_text
+from bot.storage import problems
+
 __all__ = [
     "HEARTBEAT_INTERVAL",
     "Heartbeat",
     "HeartbeatUnreadable",
+    "HeartbeatUnwritable",
     "STATES",
     "Verdict",
     "check_heartbeat",
     "evaluate",
     "heartbeat_path_for",
+    "heartbeat_problem",
+    "probe_heartbeat",
     "read_heartbeat",
     "sd_notify",
     "watchdog_enabled",
@@ -62,6 +67,8 @@ class Heartbeat:
     #: Gateway heartbeat round trip in seconds, when connected.
     latency: float | None = None
     version: int = FORMAT_VERSION
+    #: Why the database takes no writes (its file was deleted or replaced), if it does not.
+    db_fault: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -81,6 +88,7 @@ class Heartbeat:
             guilds=int(data.get("guilds") or 0),  # type: ignore[call-overload]
             latency=opt("latency"),
             version=int(data.get("version") or FORMAT_VERSION),  # type: ignore[call-overload]
+            db_fault=str(data["db_fault"]) if data.get("db_fault") else None,
         )
 
 
@@ -94,18 +102,90 @@ def heartbeat_path_for(db_path: Path | str, override: Path | None = None) -> Pat
     return db_path.with_name(db_path.name + HEARTBEAT_SUFFIX)
 
 
-def write_heartbeat(path: Path, beat: Heartbeat) -> None:
-    """Replace the file atomically, so a reader never sees half a heartbeat."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+class HeartbeatUnwritable(Exception):
+    """The heartbeat file cannot be written; the message says where and why."""
+
+
+#: Heartbeat paths whose last write failed, with the reason: the bot writes every 15 s,
+#: and a path that cannot be written must cost one log line when it starts failing and
+#: one when it recovers, not a line (let alone a traceback) per tick.
+_failing: dict[Path, str] = {}
+
+
+def _write(path: Path, beat: Heartbeat) -> None:
+    """Replace the file atomically (bot.files), so a reader never sees half a heartbeat."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(beat.to_json() + "\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic_text(path, beat.to_json() + "\n")
+    except UnsafeTarget as exc:
+        raise HeartbeatUnwritable(f"cannot write the heartbeat: {exc}") from None
+    except OSError as exc:
+        # Not exc.filename: that is the temporary file's random name, and the reason
+        # must stay the same from one tick to the next to be logged only once.
+        raise HeartbeatUnwritable(
+            f"cannot write the heartbeat {path} ({exc.strerror or exc})"
+        ) from None
+
+
+def write_heartbeat(path: Path, beat: Heartbeat) -> bool:
+    """Write the heartbeat; False when that failed. Never raises: the bot must go on.
+
+    Logs a warning when writing `path` starts failing (or fails for a new reason) and
+    an info line when it works again; `tpquiz health` meanwhile sees the file age.
+    """
+    path = Path(path)
+    try:
+        _write(path, beat)
+    except HeartbeatUnwritable as exc:
+        if _failing.get(path) != str(exc):
+            log.warning("heartbeat: %s; tpquiz health will report the bot unhealthy", exc)
+            _failing[path] = str(exc)
+        return False
+    if _failing.pop(path, None) is not None:
+        log.info("heartbeat: writing %s again", path)
+    return True
+
+
+def heartbeat_problem(path: Path | None) -> str | None:
+    """Why the heartbeat cannot be written at `path` (checked before `tpquiz run` starts).
+
+    Looks without writing: the target must be absent or a regular file, and its
+    directory writable (or creatable). `probe_heartbeat` then writes for real.
+    """
+    if path is None:
+        return None
+    path = Path(path)
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        if path.parent.exists():
+            check_target(path)
+        elif not folder.is_dir():
+            raise UnsafeTarget(f"{folder} is not a directory")
+    except UnsafeTarget as exc:
+        return f"cannot write the heartbeat: {exc}: set TPQUIZ_HEARTBEAT to a file path"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"cannot write the heartbeat {path}: {folder} is not writable by this user: "
+            "set TPQUIZ_HEARTBEAT to a writable path"
+        )
+    return None
+
+
+def probe_heartbeat(path: Path | None, now: float | None = None) -> None:
+    """Write a "starting" heartbeat at start-up; HeartbeatUnwritable when that fails.
+
+    `tpquiz run` calls this (holding the run lock) so a heartbeat path that cannot be
+    written stops the start with one line instead of failing quietly every 15 s.
+    """
+    if path is None:
+        return
+    now = time.time() if now is None else now
+    beat = Heartbeat(
+        pid=os.getpid(), started_at=now, written_at=now, gateway_at=None, db_write_at=None, guilds=0
+    )
+    _write(Path(path), beat)
 
 
 class HeartbeatUnreadable(Exception):
@@ -147,6 +227,7 @@ STATES = (
     "never-connected",
     "gateway-silent",
     "db-stale",
+    "db-lost",
 )
 
 
@@ -171,6 +252,8 @@ def evaluate(
             "or TPQUIZ_HEARTBEAT/TPQUIZ_DB point elsewhere than the bot's",
         )
     age = now - beat.written_at
+    if beat.db_fault and age <= max_age:
+        return Verdict("db-lost", f"unhealthy: {beat.db_fault}")
     if age > max_age:
         return Verdict(
             "stale",
@@ -215,8 +298,14 @@ def evaluate(
     )
 
 
-def check_heartbeat(path: Path | None, max_age: float, now: float | None = None) -> Verdict:
-    """Read and judge the heartbeat at `path` (what `tpquiz health` prints)."""
+def check_heartbeat(
+    path: Path | None, max_age: float, now: float | None = None, db_path: Path | None = None
+) -> Verdict:
+    """Read and judge the heartbeat at `path` (what `tpquiz health` prints).
+
+    With `db_path`, a fresh heartbeat of a bot whose database file is gone is unhealthy
+    too: that bot's answers are no longer saved anywhere.
+    """
     now = time.time() if now is None else now
     if path is None:
         return Verdict("no-heartbeat", "unhealthy: an in-memory database has no heartbeat file")
@@ -224,7 +313,10 @@ def check_heartbeat(path: Path | None, max_age: float, now: float | None = None)
         beat = read_heartbeat(path)
     except HeartbeatUnreadable as exc:
         return Verdict("unreadable", f"unhealthy: {exc}; a running bot rewrites it every 15 s")
-    return evaluate(beat, now, max_age, path)
+    verdict = evaluate(beat, now, max_age, path)
+    if verdict.healthy and db_path is not None and not Path(db_path).is_file():
+        return Verdict("db-lost", f"unhealthy: {problems.file_lost(Path(db_path), 'deleted')}")
+    return verdict
 
 
 # -- systemd notify protocol -------------------------------------------------------------

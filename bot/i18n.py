@@ -103,6 +103,19 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "Bir şeyler ters gitti; tekrar dene. Cevabın kaydedildiyse kaybolmadı.",
         "en": "Something went wrong; please try again. A recorded answer is never lost.",
     },
+    # A write that did not commit (disk full, database locked, file lost): say so plainly.
+    "answer_not_saved": {
+        "tr": "⚠️ Cevabın **kaydedilmedi**: bot şu anda veritabanına yazamıyor. "
+        "Birkaç dakika sonra tekrar tıkla.",
+        "en": "⚠️ Your answer was **not** saved: the bot cannot write to its database "
+        "right now. Please click again in a few minutes.",
+    },
+    "write_failed": {
+        "tr": "Bot bunu şu anda kaydedemedi (veritabanı sorunu); hiçbir şey değişmedi. "
+        "Lütfen daha sonra tekrar dene.",
+        "en": "The bot could not save this right now (a database problem), so nothing "
+        "was changed. Please try again later.",
+    },
     "test_title": {
         "tr": "Büyük Modeller için Tensör Paralelliği Testi",
         "en": "Tensor Parallelism for Large Models Test",

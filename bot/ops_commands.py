@@ -3,7 +3,9 @@
 They are for the person running the bot on a small VPS, often from cron, a Docker
 HEALTHCHECK or an SSH session at the end of a long day, so each prints plain lines, says
 what to do when something is wrong, and exits 0 only on success (health: 0 healthy,
-1 not, which is what Docker and systemd expect). Each takes `--env-file` so an admin can
+1 not, which is what Docker and systemd expect). Settings that cannot be read (a bad
+value, a .env that is not UTF-8, a missing --env-file) are one line and exit 2, as for
+`tpquiz run`; except for health, which exits 1 then too, because Docker reserves 2. Each takes `--env-file` so an admin can
 point it at the service's environment file (e.g. /etc/tpquiz/tpquiz.env).
 """
 
@@ -15,18 +17,38 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from bot.config import ConfigError, Settings
+from bot.config import HEALTH_MAX_AGE_RANGE, ConfigError, Settings, parse_number
 
 __all__ = ["register", "cmd_backup", "cmd_restore", "cmd_doctor", "cmd_health"]
 
+#: Most backups `--keep` may name; more is surely a typo (and 0 would keep none).
+MAX_KEEP = 100_000
+
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_env(env_file=Path(args.env_file))
+    """Settings from the environment and ./.env, or from the file --env-file names."""
+    if args.env_file is None:
+        return Settings.from_env()
+    return Settings.from_env(env_file=Path(args.env_file), env_file_required=True)
 
 
-def _fail(err: TextIO, command: str, message: str) -> int:
+def _max_age(text: str) -> float:
+    try:
+        return parse_number(text, "a number of seconds", *HEALTH_MAX_AGE_RANGE)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _keep(text: str) -> int:
+    try:
+        return int(parse_number(text, "a whole number of backups", 1, MAX_KEEP, integer=True))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _fail(err: TextIO, command: str, message: str, status: int = 1) -> int:
     err.write(f"tpquiz {command}: {message}\n")
-    return 1
+    return status
 
 
 def _kib(size: int) -> str:
@@ -35,12 +57,16 @@ def _kib(size: int) -> str:
 
 def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Online backup of the live database (safe while the bot runs)."""
+    from bot.files import UnsafeTarget
     from bot.storage.backup import BackupError, backup_database
 
     try:
         settings = _settings(args)
+    except ConfigError as exc:
+        return _fail(err, "backup", str(exc), 2)
+    try:
         result = backup_database(settings.db_path, args.dest, overwrite=args.force, keep=args.keep)
-    except (ConfigError, BackupError) as exc:
+    except (BackupError, UnsafeTarget) as exc:
         return _fail(err, "backup", str(exc))
     except OSError as exc:
         return _fail(err, "backup", f"{exc.filename or args.dest}: {exc.strerror}")
@@ -58,10 +84,14 @@ def cmd_restore(
 ) -> int:
     """Replace the database by a backup; refused while the bot runs."""
     from bot.runlock import RunLockHeld, hold_run_lock
-    from bot.storage.backup import BackupError, restore_database
+    from bot.storage.backup import BackupError, check_restore_target, restore_database
 
     try:
         settings = _settings(args)
+    except ConfigError as exc:
+        return _fail(err, "restore", str(exc), 2)
+    try:
+        check_restore_target(settings.db_path)
         with hold_run_lock(settings.db_path):
             result = restore_database(Path(args.src), settings.db_path)
     except RunLockHeld as exc:
@@ -71,7 +101,7 @@ def cmd_restore(
             f"refused: {exc}. Stop the bot first (systemctl stop tpquiz, or docker compose "
             "stop tpquiz), then restore, then start it again",
         )
-    except (ConfigError, BackupError) as exc:
+    except BackupError as exc:
         return _fail(err, "restore", str(exc))
     except OSError as exc:
         return _fail(err, "restore", f"{exc.filename or args.src}: {exc.strerror}")
@@ -91,8 +121,7 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         settings = _settings(args)
     except ConfigError as exc:
         out.write(f"{Check('FAIL', 'settings', str(exc))}\n")
-        out.write("doctor: 1 problem: fix the settings, then run tpquiz doctor again\n")
-        return 1
+        return 2
     results = asyncio.run(run_doctor(settings, offline=args.offline))
     for check in results:
         out.write(f"{check}\n")
@@ -115,7 +144,8 @@ def cmd_health(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         return 1
     max_age = args.max_age if args.max_age is not None else settings.health_max_age
     path = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-    verdict = check_heartbeat(path, max_age)
+    db_path = None if str(settings.db_path) == ":memory:" else settings.db_path
+    verdict = check_heartbeat(path, max_age, db_path=db_path)
     out.write(f"{verdict.line}\n")
     return 0 if verdict.healthy else 1
 
@@ -127,9 +157,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         parser = sub.add_parser(name, help=help_text, description=help_text)
         parser.add_argument(
             "--env-file",
-            default=".env",
             metavar="PATH",
-            help="read settings from this file too (default: ./.env; the environment wins)",
+            help="read settings from this file, which must exist (default: ./.env if "
+            "present; the environment wins)",
         )
         return parser
 
@@ -140,7 +170,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     backup.add_argument("--force", action="store_true", help="replace an existing file")
     backup.add_argument(
         "--keep",
-        type=int,
+        type=_keep,
         metavar="N",
         help="with a directory DEST: keep only the newest N backups there",
     )
@@ -157,7 +187,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     health = add("health", "is the running bot healthy? (exit 0 yes, 1 no; for HEALTHCHECK)")
     health.add_argument(
         "--max-age",
-        type=float,
+        type=_max_age,
         metavar="SECONDS",
         help="gateway silence / heartbeat age limit (default: TPQUIZ_HEALTH_MAX_AGE or 120)",
     )

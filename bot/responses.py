@@ -19,7 +19,8 @@ import discord
 from bot.i18n import t
 from bot.limits import fit
 from bot.quiz.model import Lang, lang_for_locale
-from bot.service import QuizError
+from bot.service import AnswerNotSaved, QuizError
+from bot.storage.db import WriteFailed
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -78,12 +79,20 @@ def user_lang(interaction: discord.Interaction[Any]) -> Lang:
 async def report_error(interaction: discord.Interaction[Any], exc: BaseException) -> None:
     """Tell the member what went wrong, ephemerally, in their language; never raise.
 
-    A `QuizError` names its message; anything else is logged with its traceback and
-    the member gets a generic message (a recorded answer is never lost by this).
+    A `QuizError` names its message. A write that did not commit (`WriteFailed`: disk
+    full, database locked, its file lost) is one warning line, and the member is told
+    plainly that it was not saved: for an answer, to click again later. Anything else
+    is logged with its traceback and the member gets a generic message.
     """
     lang = user_lang(interaction)
-    if isinstance(exc, QuizError):
+    if isinstance(exc, AnswerNotSaved):
+        log.warning("interaction %s: answer not saved: %s", interaction.id, exc.reason)
+        text = t(exc.key, lang)
+    elif isinstance(exc, QuizError):
         text = t(exc.key, lang, **exc.params)
+    elif isinstance(exc, WriteFailed):
+        log.warning("interaction %s: nothing saved: %s", interaction.id, exc.reason)
+        text = t("write_failed", lang)
     else:
         log.error("interaction %s failed", interaction.id, exc_info=exc)
         text = t("internal_error", lang)

@@ -7,6 +7,7 @@ and render what comes back. The clock and the random source are passed in.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,8 +19,10 @@ from bot.quiz.picking import pick_question, shuffled_order
 from bot.quiz.scoring import AnswerResult, weakest_topics
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
 from bot.storage import MemberStats, Post, RankedScore, Storage, TestRun
+from bot.storage.db import WriteFailed
 
 Clock = Callable[[], datetime]
+log = logging.getLogger(__name__)
 
 #: How many recent posts of a server to avoid repeating.
 RECENT_WINDOW = 20
@@ -33,6 +36,14 @@ class QuizError(Exception):
         super().__init__(key)
         self.key = key
         self.params = params
+
+
+class AnswerNotSaved(QuizError):
+    """The member's answer did not commit (storage fault); `reason` is for the log."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("answer_not_saved")
+        self.reason = reason
 
 
 def to_ms(moment: datetime) -> int:
@@ -158,18 +169,40 @@ class QuizService:
             raise QuizError("bad_choice")
         if post.closed_at is not None:
             return PostAnswer(post, question, None, closed=True)
-        result = await self.storage.answers.record(
-            guild_id=guild_id,
-            user_id=user_id,
-            name=name,
-            question=question,
-            choice_index=choice_index,
-            now_ms=self.now_ms(),
-            post_id=post_id,
+        result = await self._record(
+            guild_id, user_id, name, question, choice_index, post_id=post_id
         )
         if post.kind == "daily" and not result.duplicate:
-            await self.storage.daily.record_answer(guild_id, user_id, post_id)
+            try:
+                await self.storage.daily.record_answer(guild_id, user_id, post_id)
+            except WriteFailed as exc:
+                # The answer itself is saved; only the streak missed this day.
+                log.warning("daily streak of post %s not updated: %s", post_id, exc.reason)
         return PostAnswer(post, question, result)
+
+    async def _record(
+        self,
+        guild_id: int,
+        user_id: int,
+        name: str,
+        question: Question,
+        choice_index: int,
+        **belongs_to: int,
+    ) -> AnswerResult:
+        """Record the answer (to `post_id` or `test_run_id`); AnswerNotSaved if it did not
+        commit, so the member is told it was not saved rather than that it was."""
+        try:
+            return await self.storage.answers.record(
+                guild_id=guild_id,
+                user_id=user_id,
+                name=name,
+                question=question,
+                choice_index=choice_index,
+                now_ms=self.now_ms(),
+                **belongs_to,
+            )
+        except WriteFailed as exc:
+            raise AnswerNotSaved(exc.reason) from exc
 
     # -- the personal test -----------------------------------------------------------
 
@@ -210,14 +243,8 @@ class QuizService:
             raise QuizError("question_removed", question_id=run.question_ids[position])
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
-        result = await self.storage.answers.record(
-            guild_id=guild_id,
-            user_id=user_id,
-            name=name,
-            question=question,
-            choice_index=choice_index,
-            now_ms=self.now_ms(),
-            test_run_id=run_id,
+        result = await self._record(
+            guild_id, user_id, name, question, choice_index, test_run_id=run_id
         )
         answered = await self.storage.test_runs.answers(run_id)
         remaining = [i for i, qid in enumerate(run.question_ids) if qid not in answered]
@@ -226,7 +253,11 @@ class QuizService:
             return TestStep(run, result, question, (later or remaining)[0], None)
         summary = self.test_summary(run, answered)
         right, _ = score_run(summary)
-        await self.storage.test_runs.finish(run_id, score=right, now_ms=self.now_ms())
+        try:
+            await self.storage.test_runs.finish(run_id, score=right, now_ms=self.now_ms())
+        except WriteFailed as exc:
+            # Every answer is saved; the run is finished again by its next click.
+            log.warning("test run %s not marked finished: %s", run_id, exc.reason)
         return TestStep(run, result, question, None, summary)
 
     def test_summary(self, run: TestRun, answered: dict[str, int]) -> list[TestAnswer]:

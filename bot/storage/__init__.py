@@ -27,8 +27,9 @@ class Storage:
         self.daily = DailyStore(db)
 
     @classmethod
-    async def open(cls, path: Path | str) -> Storage:
-        return cls(await Database.open(path))
+    async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:
+        """Open the database (see `Database.open`; DatabaseUnusable says what is wrong)."""
+        return cls(await Database.open(path, readonly=readonly))
 
     async def close(self) -> None:
         await self.db.close()

@@ -21,12 +21,16 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bot.files import check_target
+
+from . import problems
 from .db import BUSY_TIMEOUT_MS, migrations
 
 __all__ = [
@@ -35,6 +39,7 @@ __all__ = [
     "BackupResult",
     "backup_database",
     "check_database_file",
+    "check_restore_target",
     "file_schema_version",
     "quick_check_file",
     "restore_database",
@@ -169,8 +174,16 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
+def _temp_beside(target: Path, suffix: str) -> Path:
+    """A new, empty, uniquely named file next to `target` (same file system: rename works)."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    os.close(fd)
+    return Path(name)
+
+
 def _prune(directory: Path, keep: int) -> tuple[Path, ...]:
-    backups = sorted(directory.glob(f"{BACKUP_PREFIX}*{BACKUP_SUFFIX}"))
+    # Only regular files: whatever else carries the name (a directory) is not ours to delete.
+    backups = sorted(p for p in directory.glob(f"{BACKUP_PREFIX}*{BACKUP_SUFFIX}") if p.is_file())
     doomed = backups[:-keep] if keep > 0 else []
     for old in doomed:
         old.unlink()
@@ -191,7 +204,10 @@ def backup_database(
     `dest` may be a file name, or an existing directory (or a path ending in `/`), in
     which case the file is `tpquiz-<UTC time>.sqlite3` inside it and `keep` (if given)
     removes all but the newest `keep` such files afterwards. An existing file is only
-    replaced with `overwrite`.
+    replaced with `overwrite`, and never when it is not a regular file (a directory, a
+    device such as /dev/full): `bot.files.check_target` raises UnsafeTarget. The copy is
+    made in a temporary file beside the target and renamed over it only once complete and
+    checked, so a full disk leaves the old backup whole.
     """
     db_path = Path(db_path)
     # A trailing "/" (lost by Path(), so look at the string) asks for a directory.
@@ -206,17 +222,18 @@ def backup_database(
         target = dest
         if not target.parent.is_dir():
             raise BackupError(f"directory {target.parent} does not exist: create it first")
+    check_target(target)
     if target.exists() and not overwrite:
         raise BackupError(f"{target} already exists: pass --force to replace it")
     if target.resolve() == db_path.resolve():
         raise BackupError("the backup destination is the live database itself")
 
-    tmp = target.with_name(f".{target.name}.partial")
-    tmp.unlink(missing_ok=True)
     src = _connect_existing(db_path)
+    tmp = _temp_beside(target, ".partial")
     try:
         version, answers = _copy(src, tmp, target, progress)
         _fsync_file(tmp)
+        check_target(target)  # nothing else appeared there meanwhile
         os.replace(tmp, target)
         _fsync_dir(target.parent)
     except sqlite3.Error as exc:
@@ -237,13 +254,13 @@ def restore_database(src_path: Path, db_path: Path, *, now: datetime | None = No
     restore run as root leaves a file the service user can still write).
     """
     src_path, db_path = Path(src_path), Path(db_path)
+    check_restore_target(db_path)
     if src_path.resolve() == db_path.resolve():
         raise BackupError("the backup to restore is the database itself")
     check_database_file(src_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
 
-    tmp = db_path.with_name(f".{db_path.name}.restoring")
-    tmp.unlink(missing_ok=True)
+    tmp = _temp_beside(db_path, ".restoring")
     src = _connect_existing(src_path, readonly=True)
     try:
         version, answers = _copy(src, tmp, src_path, None)
@@ -275,6 +292,19 @@ def restore_database(src_path: Path, db_path: Path, *, now: datetime | None = No
     finally:
         tmp.unlink(missing_ok=True)
     return BackupResult(db_path, db_path.stat().st_size, version, answers, previous=previous)
+
+
+def check_restore_target(db_path: Path) -> None:
+    """Refuse a database path that is not a file: restore would rename it away.
+
+    `tpquiz restore` calls this before it takes the run lock, so a refused restore
+    leaves nothing behind (not even the lock file).
+    """
+    db_path = Path(db_path)
+    if db_path.is_dir():
+        raise BackupError(problems.is_a_directory(db_path))
+    if db_path.exists() and not db_path.is_file():
+        raise BackupError(problems.not_a_regular_file(db_path))
 
 
 def _checkpoint(db_path: Path) -> None:

@@ -212,7 +212,7 @@ def test_the_unit_runs_the_venv_hardened_with_its_state_directory() -> None:
 
 def _settings_read_from_env() -> set[str]:
     source = (REPO / "bot" / "config.py").read_text(encoding="utf-8")
-    return set(re.findall(r'get\("([A-Z][A-Z0-9_]+)"\)', source))
+    return set(re.findall(r'(?:get|number)\("([A-Z][A-Z0-9_]+)"', source))
 
 
 def test_the_env_example_documents_every_setting() -> None:

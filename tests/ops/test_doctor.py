@@ -69,8 +69,10 @@ async def test_a_working_setup_passes_every_check(
     assert {"bank", "discord", "servers"} <= set(names)
     assert ("GET", "/api/v10/users/@me/guilds") in discord_fake.requests
     assert TOKEN not in _lines(results)
-    # The database was created, migrated and written.
-    assert (tmp_path / "data" / "tpquiz.sqlite3").is_file()
+    # A check creates nothing: doctor says `tpquiz run` will create the database.
+    assert not (tmp_path / "data" / "tpquiz.sqlite3").exists()
+    (database,) = [c for c in results if c.name == "database"]
+    assert database.message.endswith("tpquiz.sqlite3 yet: tpquiz run creates it there")
 
 
 async def test_a_malformed_token_fails_without_being_shown(
@@ -223,8 +225,9 @@ async def test_the_command_reads_an_env_file(tmp_path: Path) -> None:
     code, out, _ = await _run_cli(
         "doctor", "--env-file", str(env_file), env=_env(tmp_path), cwd=tmp_path
     )
-    assert code == 1
+    assert code == 2
     assert out.startswith("FAIL settings: TPQUIZ_LOG_LEVEL must be one of")
+    assert out.count("\n") == 1
 
 
 async def _migrated_db(tmp_path: Path) -> Path:
@@ -262,4 +265,7 @@ async def test_a_file_that_is_not_a_database_fails(tmp_path: Path) -> None:
     db.write_bytes(b"definitely not SQLite" * 200)
     results = await run_doctor(_settings(tmp_path, None), offline=True)
     (message,) = _failed(results)["database"]
-    assert "not a readable SQLite database" in message and "tpquiz restore" in message
+    assert message == (
+        f"{db} is not an SQLite database (it does not start with the SQLite header): point "
+        "TPQUIZ_DB at the bot's database file, or restore the latest backup (tpquiz restore)"
+    )

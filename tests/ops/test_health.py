@@ -122,6 +122,7 @@ def _write_now(db: Path, **changes: object) -> None:
     path = heartbeat_path_for(db)
     assert path is not None
     write_heartbeat(path, _beat(**values))
+    db.touch()  # a running bot's database is there
 
 
 def test_health_command_fresh_heartbeat_is_healthy(cli: CliRunner, ops_env: Path) -> None:
@@ -164,6 +165,8 @@ def test_health_command_honours_tpquiz_heartbeat(
         elsewhere, _beat(written_at=now, gateway_at=now, db_write_at=now, started_at=now)
     )
     monkeypatch.setenv("TPQUIZ_HEARTBEAT", str(elsewhere))
+    ops_env.parent.mkdir(parents=True, exist_ok=True)
+    ops_env.touch()
     assert cli("health")[0] == 0
 
 

@@ -1,0 +1,70 @@
+"""`QuizService` when the answer cannot be written (issue 10, item 6): the answer path
+raises `AnswerNotSaved` (the member is told it was not saved) only when the answer itself
+did not commit; a streak or a test's end that fails after it is a warning."""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.service import AnswerNotSaved, QuizService
+from bot.storage import Storage
+from bot.storage.db import WriteFailed
+from tests.factories import make_bank
+
+GUILD = 5
+
+
+@pytest.fixture
+async def service(tmp_path: Path):
+    storage = await Storage.open(tmp_path / "q.sqlite3")
+    yield QuizService(
+        make_bank(), storage, lambda: datetime(2026, 1, 5, tzinfo=UTC), random.Random(1)
+    )
+    await storage.close()
+
+
+async def test_an_answer_that_does_not_commit_is_not_saved(
+    service: QuizService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    post, _ = await service.new_post(guild_id=GUILD, channel_id=1, language="en")
+    conn = service.storage.db.conn
+    pages = (await (await conn.execute("PRAGMA page_count")).fetchone())[0]
+    await conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL on the next page
+    with pytest.raises(AnswerNotSaved) as raised:
+        for user in range(1, 500):  # until a page fills
+            await service.answer_post(
+                post_id=post.id, guild_id=GUILD, user_id=user, name="n" * 200, choice_index=0
+            )
+    assert raised.value.reason == "database or disk is full (SQLITE_FULL)"
+    assert raised.value.key == "answer_not_saved"
+    rows = await conn.execute_fetchall("SELECT 1 FROM answers WHERE user_id = ?", (user,))
+    assert list(rows) == []  # nothing of the failed answer was written
+    await conn.execute(f"PRAGMA max_page_count = {pages * 100}")
+    again = await service.answer_post(
+        post_id=post.id, guild_id=GUILD, user_id=user, name="n", choice_index=0
+    )
+    assert again.result is not None and not again.result.duplicate  # it was not saved before
+
+
+async def test_a_streak_that_fails_after_the_answer_is_only_a_warning(
+    service: QuizService, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    post, _ = await service.new_post(guild_id=GUILD, channel_id=1, language="en", kind="daily")
+
+    async def full(*args: object) -> None:
+        raise WriteFailed("database or disk is full (SQLITE_FULL)")
+
+    monkeypatch.setattr(service.storage.daily, "record_answer", full)
+    caplog.set_level(logging.WARNING, logger="bot.service")
+    outcome = await service.answer_post(
+        post_id=post.id, guild_id=GUILD, user_id=1, name="a", choice_index=0
+    )
+    assert outcome.result is not None and not outcome.result.duplicate
+    assert [r.getMessage() for r in caplog.records] == [
+        f"daily streak of post {post.id} not updated: database or disk is full (SQLITE_FULL)"
+    ]

@@ -65,6 +65,7 @@ class HealthCog(commands.Cog):
         self.watchdog = watchdog_enabled()
         self._notified_ready = False
         self._last_verdict: bool | None = None
+        self._db_failure: str | None = None
 
     async def cog_load(self) -> None:
         self.beat.start()
@@ -82,6 +83,24 @@ class HealthCog(commands.Cog):
         except Exception:
             log.exception("heartbeat tick failed")
 
+    async def _probe_database(self, now: float) -> None:
+        """Write the probe row; one line when writing starts failing and one when it works.
+
+        A full disk or a lost file fails every tick: a traceback each 15 s would bury
+        the one line that says what is wrong, so only changes are logged.
+        """
+        try:
+            await self.bot.storage.meta.set(DB_PROBE_KEY, str(int(now)))
+        except Exception as exc:
+            reason = str(exc) or type(exc).__name__
+            if reason != self._db_failure:
+                log.warning("heartbeat: the database write failed: %s", reason)
+                self._db_failure = reason
+            return
+        if self._db_failure is not None:
+            log.info("heartbeat: the database write works again")
+            self._db_failure = None
+
     @commands.Cog.listener()
     async def on_ready(self) -> None:
         await self.tick()
@@ -93,10 +112,7 @@ class HealthCog(commands.Cog):
         if connected:
             self.gateway_at = now
         latency = self.bot.latency
-        try:
-            await self.bot.storage.meta.set(DB_PROBE_KEY, str(int(now)))
-        except Exception:
-            log.warning("heartbeat: the database write failed", exc_info=True)
+        await self._probe_database(now)
         beat = Heartbeat(
             pid=os.getpid(),
             started_at=self.started_at,
@@ -105,12 +121,10 @@ class HealthCog(commands.Cog):
             db_write_at=self.bot.storage.db.last_write_at,
             guilds=len(self.bot.guilds),
             latency=latency if connected and math.isfinite(latency) else None,
+            db_fault=self.bot.storage.db.fault,
         )
         if self.path is not None:
-            try:
-                write_heartbeat(self.path, beat)
-            except OSError:
-                log.warning("heartbeat: cannot write %s", self.path, exc_info=True)
+            write_heartbeat(self.path, beat)  # logs its own failures, once per change
         metrics = self.bot.metrics
         metrics.guilds.set(beat.guilds)
         metrics.gateway_latency.set(beat.latency if beat.latency is not None else math.nan)

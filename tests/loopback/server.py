@@ -249,6 +249,26 @@ class _Fault:
 
 
 @dataclass
+class Gate:
+    """Lets the first ``after`` requests to one route through, then holds the rest.
+
+    A drill that must act "mid-burst" closes a gate instead of racing the bot: the
+    bot keeps working (its clicks commit) while its replies wait here, so the moment
+    the drill acts is fixed by counts, not by how fast this machine is today.
+    ``drop()`` ends the hold: the held requests are answered 503 and not recorded.
+    """
+
+    method: str
+    route: str
+    after: int
+    passed: int = 0
+    dropped: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def drop(self) -> None:
+        self.dropped.set()
+
+
+@dataclass
 class InteractionRecord:
     """What the loopback remembers about an interaction it dispatched."""
 
@@ -396,6 +416,7 @@ class LoopbackDiscord:
 
         self._command_ids: dict[tuple[str | int, int, str], int] = {}
         self._faults: list[_Fault] = []
+        self._gates: list[Gate] = []
         self._connections: set[_Connection] = set()
         self._writers: set[asyncio.Task[None]] = set()
         self._last_snowflake = 0
@@ -1189,6 +1210,25 @@ class LoopbackDiscord:
         token = payload_or_token if isinstance(payload_or_token, str) else payload_or_token["token"]
         return self.interactions[token]
 
+    def hold_after(self, method: str, route: str, after: int) -> Gate:
+        """Let ``after`` more requests to ``method route`` through, then hold the rest."""
+        if not any(r.template == route and r.method == method for r in self._routes):
+            raise ValueError(f"the loopback serves no route {method} {route}")
+        gate = Gate(method, route, after)
+        self._gates.append(gate)
+        return gate
+
+    async def _pass_gates(self, method: str, route: str) -> bool:
+        """False when a gate held this request and was then dropped."""
+        for gate in self._gates:
+            if gate.method == method and gate.route == route and not gate.dropped.is_set():
+                if gate.passed < gate.after:
+                    gate.passed += 1
+                    continue
+                await gate.dropped.wait()
+                return False
+        return True
+
     def fail_next(
         self,
         method: str,
@@ -1624,6 +1664,8 @@ class LoopbackDiscord:
             reply = _Reply(401, _error_payload(0, "401: Unauthorized"))
         else:
             self._validate(method, path, body)
+            if not await self._pass_gates(method, route.template):
+                return _json_reply(503, _error_payload(0, "503: held by a drill gate"))
             fault = self._take_fault(method, route.template)
             if fault is not None:
                 reply = _Reply(fault.status, copy.deepcopy(fault.body), dict(fault.headers))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import os
 import random
 import socket
@@ -280,6 +281,29 @@ async def test_a_failing_database_does_not_stop_the_heartbeat(
     assert beat.written_at == later and beat.db_write_at == last_good
     connected = dataclasses.replace(beat, gateway_at=later)
     assert evaluate(connected, later, LIMIT).state == "db-stale"
+
+
+async def test_a_failing_probe_logs_one_line_when_it_starts_and_one_when_it_ends(
+    bot: TPQuizBot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    cog = health_cog.HealthCog(bot)
+    working = bot.storage.meta.set
+
+    async def broken(key: str, value: str) -> None:
+        raise OSError("database or disk is full")
+
+    monkeypatch.setattr(bot.storage.meta, "set", broken)
+    caplog.set_level(logging.INFO)
+    for _ in range(3):
+        await cog.tick()
+    monkeypatch.setattr(bot.storage.meta, "set", working)
+    await cog.tick()
+    lines = [r.getMessage() for r in caplog.records if "database write" in r.getMessage()]
+    assert lines == [
+        "heartbeat: the database write failed: database or disk is full",
+        "heartbeat: the database write works again",
+    ]
+    assert not any(r.exc_info for r in caplog.records)
 
 
 async def test_against_the_loopback_discord_the_gateway_counts_as_connected(

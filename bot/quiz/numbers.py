@@ -9,7 +9,7 @@ Turkish (%12,5) and last in English (12.5%).
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 from .model import Lang
@@ -44,7 +44,7 @@ def exact_decimals(value: Fraction) -> int | None:
 def format_number(
     value: Fraction, lang: Lang, *, decimals: int | None = None, group: bool = True
 ) -> str:
-    """`value` with `decimals` places (rounded half to even), or exactly when None."""
+    """`value` with `decimals` places (rounded half up, as readers round), or exactly when None."""
     if decimals is None:
         needed = exact_decimals(value)
         if needed is None or needed > MAX_EXACT_DECIMALS:
@@ -52,7 +52,7 @@ def format_number(
         decimals = needed
     quantum = Decimal(1).scaleb(-decimals)
     rounded = (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
-        quantum, rounding=ROUND_HALF_EVEN
+        quantum, rounding=ROUND_HALF_UP
     )
     if rounded == 0:
         rounded = abs(rounded)  # never "-0.00"

@@ -18,7 +18,8 @@ from bot.quiz.numbers import NumberError, exact_decimals, format_number, with_un
         (Fraction(12288 * 5, 4), None, True, "15,360", "15.360"),
         (Fraction(2, 3), 2, True, "0.67", "0,67"),
         (Fraction(1234567, 1000), 1, True, "1,234.6", "1.234,6"),
-        (Fraction(5, 2), 0, True, "2", "2"),  # half to even
+        (Fraction(5, 2), 0, True, "3", "3"),  # half up
+        (Fraction(1, 8), 2, True, "0.13", "0,13"),
         (Fraction(7), 2, True, "7.00", "7,00"),
     ],
 )

@@ -68,12 +68,145 @@ def _bubble(p: P) -> list[Numbers]:
     return [(pp - 1) / m * 100, pp / m * 100, 2 * (pp - 1) / m * 100, (pp - 1) / (2 * m) * 100]
 
 
+def _allreduce_time(p: P) -> list[Numbers]:
+    n, alpha, size, bw = p["n"], p["alpha"], p["S"] * MiB, p["B"] * 10**9
+    volume_us = 2 * (n - 1) / n * size / bw * 10**6
+    rs_us = (n - 1) / n * size / bw * 10**6
+    return [2 * (n - 1) * alpha + volume_us, volume_us, alpha + volume_us, (n - 1) * alpha + rs_us]
+
+
+def _tp_allreduces(p: P) -> list[Numbers]:
+    layers = p["L"] / p["p"]
+    return [4 * layers, 4 * p["L"], 2 * layers, 8 * layers]
+
+
+def _tp_bytes(p: P) -> list[Numbers]:
+    act = p["b"] * p["s"] * p["h"] * 2 / MiB
+    ring = 2 * (p["t"] - 1) / p["t"] * act
+    per_layer = 4 * p["L"]
+    return [per_layer * ring, per_layer / 2 * ring, per_layer * 2 * act, per_layer * ring / p["t"]]
+
+
+def _qkv(p: P) -> list[Numbers]:
+    h, t = p["a"] * p["d"], p["t"]
+    return [(h, 3 * h / t), (h / t, 3 * h), (h, h / t), (h, 3 * h)]
+
+
+def _padded(v: Fraction, multiple: Fraction) -> Fraction:
+    return Fraction(-(-v // multiple) * multiple)  # Megatron: ceil(v / multiple) * multiple
+
+
+def _vocab(p: P) -> list[Numbers]:
+    v, t = p["v"], p["t"]
+    padded = _padded(v, 128 * t)
+    return [padded, _padded(v, Fraction(128)), _padded(v, t), padded / t]
+
+
+def _embedding(p: P) -> list[Numbers]:
+    v, h, t = p["v"], p["h"], p["t"]
+    padded = _padded(v, 128 * t)
+    return [
+        padded / t * h * 2 / MiB,
+        v / t * h * 2 / MiB,
+        padded * h * 2 / MiB,
+        _padded(v, Fraction(128)) / t * h * 2 / MiB,  # padded to 128 only
+    ]
+
+
+def _kv_cache(p: P) -> list[Numbers]:
+    heads = max(Fraction(1), p["kv"] / p["t"])  # KV heads replicated when t > kv
+    per_head = 2 * p["L"] * 128 * 2 * p["batch"] * p["ctx"] / 2**30
+    return [per_head * heads, per_head * p["kv"], per_head / 2 * heads, per_head * p["a"] / p["t"]]
+
+
+def _decode(p: P) -> list[Numbers]:
+    layers = p["L"]
+    return [2 * layers + 1, 2 * layers, 4 * layers + 1, 2 * layers + 2]
+
+
+def _dp_size(p: P) -> list[Numbers]:
+    n, t, pp = p["N"], p["t"], p["p"]
+    return [n / (t * pp), n / t, n / pp, t * pp]
+
+
+def _microbatches(p: P) -> list[Numbers]:
+    d = p["N"] / (p["t"] * p["p"])
+    m = p["B"] / (p["b"] * d)
+    return [m, p["B"] / p["b"], m / p["t"], m / p["p"]]
+
+
+def _interleaved(p: P) -> list[Numbers]:
+    pp, m, v = p["p"], p["m"], p["v"]
+    base = (pp - 1) / m * 100
+    return [base / v, base, base * v, base / (v * pp)]
+
+
+def _activations_tp(p: P) -> list[Numbers]:
+    s, b, h, a, t = p["s"], p["b"], p["h"], p["a"], p["t"]
+    sbh = s * b * h / MiB
+    return [
+        sbh * (10 + 24 / t + 5 * a * s / (h * t)),  # Eq. 2
+        sbh / t * (34 + 5 * a * s / h),  # Eq. 3: what SP would give
+        sbh * (34 + 5 * a * s / h),  # Eq. 1
+        sbh * (10 + 24 / t),
+    ]
+
+
+def _first_stage(p: P) -> list[Numbers]:
+    s, b, h, a, t, layers = p["s"], p["b"], p["h"], p["a"], p["t"], p["L"]
+    per_layer = s * b * h / 2**30 / t * (34 + 5 * a * s / h)
+    return [
+        per_layer * layers,  # p micro-batches × L/p layers
+        per_layer * layers / p["p"],
+        per_layer * layers / p["p"] * p["m"],  # GPipe keeps all m
+        s * b * h / 2**30 * (10 + 24 / t + 5 * a * s / (h * t)) * layers,
+    ]
+
+
+def _model_states(p: P) -> list[Numbers]:
+    split = p["t"] * p["p"]
+    return [16 * p["P"] / split, 2 * p["P"] / split, 4 * p["P"] / split, 16 * p["P"] / p["t"]]
+
+
+def _busbw(p: P) -> list[Numbers]:
+    n, algbw = p["n"], p["algbw"]
+    return [algbw * 2 * (n - 1) / n, algbw, algbw * (n - 1) / n, 2 * algbw]
+
+
+def _layer_weights(p: P) -> list[Numbers]:
+    h, t = p["h"], p["t"]
+    qkv, proj, mlp = 3 * h * h, h * h, 2 * 4 * h * h
+    return [(qkv + proj + mlp) / t, qkv + proj + mlp, mlp / t, (h * h + proj + mlp) / t]
+
+
+def _sp_saving(p: P) -> list[Numbers]:
+    sbh, t = p["s"] * p["b"] * p["h"] / MiB, p["t"]
+    return [10 * sbh - 10 * sbh / t, 10 * sbh, 10 * sbh / t, 34 * sbh * (t - 1) / t]
+
+
 EXPECTED: dict[str, Callable[[P], list[Numbers]]] = {
     "tpl-ring-allreduce-bytes": _ring,
     "tpl-reduce-scatter-bytes": _reduce_scatter,
+    "tpl-allreduce-bus-bandwidth": _busbw,
     "tpl-mlp-b-shard-shape": _mlp_b,
+    "tpl-qkv-shard-shape": _qkv,
+    "tpl-layer-weights-per-gpu": _layer_weights,
     "tpl-activation-memory-tp-sp": _activations_sp,
+    "tpl-activation-memory-tp": _activations_tp,
+    "tpl-activation-memory-first-stage": _first_stage,
+    "tpl-model-states-per-gpu": _model_states,
+    "tpl-sp-activation-saving": _sp_saving,
     "tpl-pipeline-bubble": _bubble,
+    "tpl-pipeline-bubble-interleaved": _interleaved,
+    "tpl-3d-data-parallel-size": _dp_size,
+    "tpl-microbatches-per-pipeline": _microbatches,
+    "tpl-allreduce-time": _allreduce_time,
+    "tpl-tp-allreduces-per-microbatch": _tp_allreduces,
+    "tpl-tp-bytes-per-microbatch": _tp_bytes,
+    "tpl-vocab-padding": _vocab,
+    "tpl-embedding-bytes-per-gpu": _embedding,
+    "tpl-kv-cache-per-gpu": _kv_cache,
+    "tpl-decode-allreduces": _decode,
 }
 
 TEMPLATES = list(load_templates())
@@ -113,7 +246,7 @@ def test_every_template_has_an_independent_formula_here() -> None:
 def test_at_least_twenty_templates_across_eight_topics() -> None:
     topics = {t.topic for t in TEMPLATES}
     assert topics <= set(TOPICS)
-    assert len(TEMPLATES) >= 5 and len(topics) >= 5  # raised as templates are added
+    assert len(TEMPLATES) >= 20 and len(topics) >= 8
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=IDS)

@@ -24,9 +24,11 @@ from .model import MAX_SOURCE, TOPICS, Bank, Text
 from .numbers import UNITS
 from .templates import (
     ANSWER_NAME,
+    MAX_MISTAKES,
     MAX_TRIES,
     PLACEHOLDER,
     PLACEHOLDER_SPEC,
+    SHOWN_MISTAKES,
     VALUE_NAME,
     Distractor,
     Param,
@@ -40,7 +42,6 @@ from .templates import (
 CHECK_DRAWS = 200
 TEMPLATE_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,39}\Z")
 MAX_VALUES = 64
-DISTRACTORS = 3
 _FIELDS = {
     "id",
     "topic",
@@ -142,8 +143,10 @@ class _Reader:
         params = []
         for name, spec in value.items():
             field = f"params.{name}"
-            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                self.problem("params", f"{name!r} is not a name")
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+                self.problem(
+                    "params", f"{name!r} is not a name (a letter, then letters, digits, _)"
+                )
                 continue
             if isinstance(spec, dict) and set(spec) <= {"from", "to", "step"}:
                 lo, hi, step = spec.get("from"), spec.get("to"), spec.get("step", 1)
@@ -213,8 +216,14 @@ class _Reader:
         texts = names | {ANSWER_NAME}
         distractors = []
         raw_distractors = raw.get("distractors")
-        if not isinstance(raw_distractors, list) or len(raw_distractors) != DISTRACTORS:
-            self.problem("distractors", f"exactly {DISTRACTORS}, each {{value, mistake}}")
+        if not isinstance(raw_distractors, list) or not (
+            SHOWN_MISTAKES <= len(raw_distractors) <= MAX_MISTAKES
+        ):
+            self.problem(
+                "distractors",
+                f"{SHOWN_MISTAKES} to {MAX_MISTAKES} mistakes, each {{value, mistake}};"
+                f" a post shows {SHOWN_MISTAKES} of them",
+            )
             raw_distractors = []
         for i, d in enumerate(raw_distractors):
             field = f"distractors[{i}]"

@@ -47,6 +47,13 @@ ANSWER_NAME = "answer"
 #: Name a mistake's feedback may use for its own choice as written.
 VALUE_NAME = "value"
 
+#: Mistakes shown per post. A template may name more (up to MAX_MISTAKES); each post
+#: shows three of them, drawn, so that the key is not always, say, the second smallest.
+SHOWN_MISTAKES = 3
+MAX_MISTAKES = 6
+#: Stored with the parameters: which mistakes a post shows, as a bit mask of their indexes.
+MISTAKES_KEY = "_mistakes"
+
 Params = dict[str, Fraction]
 
 
@@ -99,6 +106,9 @@ class Template:
         reason = "no tries"
         for _ in range(tries):
             params = {p.name: rng.choice(p.values) for p in self.params}
+            if len(self.distractors) > SHOWN_MISTAKES:
+                shown = rng.sample(range(len(self.distractors)), SHOWN_MISTAKES)
+                params[MISTAKES_KEY] = Fraction(sum(1 << i for i in shown))
             try:
                 self.materialize(params)
             except Rejected as exc:
@@ -123,10 +133,25 @@ class Template:
             raise Rejected(str(exc)) from None
         return values
 
+    def shown(self, params: Mapping[str, Fraction]) -> tuple[int, ...]:
+        """Indexes of the mistakes a post with these parameters shows, in file order."""
+        mask = params.get(MISTAKES_KEY)
+        if mask is None:
+            return tuple(range(SHOWN_MISTAKES))
+        indexes = tuple(i for i in range(len(self.distractors)) if int(mask) >> i & 1)
+        if (
+            mask.denominator != 1
+            or len(indexes) != SHOWN_MISTAKES
+            or mask >= 1 << len(self.distractors)
+        ):
+            raise Rejected(f"{MISTAKES_KEY} {mask} does not pick {SHOWN_MISTAKES} mistakes")
+        return indexes
+
     def numbers(self, params: Mapping[str, Fraction]) -> tuple[Params, list[tuple[Fraction, ...]]]:
-        """(values, [key numbers, distractor numbers...]) for these parameters."""
+        """(values, [key numbers, numbers of the mistakes shown...]) for these parameters."""
         values = self.values(params)
-        formulas = [self.answer, *(d.value for d in self.distractors)]
+        shown = [self.distractors[i] for i in self.shown(params)]
+        formulas = [self.answer, *(d.value for d in shown)]
         try:
             choices = [tuple(e.number(values) for e in f) for f in formulas]
         except ExpressionError as exc:
@@ -172,7 +197,8 @@ class Template:
         answer = {lang: written[lang][0] for lang in ("tr", "en")}
         base = {ANSWER_NAME: answer}
         built = [Choice(Text(tr=written["tr"][0], en=written["en"][0]), correct=True)]
-        for i, distractor in enumerate(self.distractors, start=1):
+        shown = [self.distractors[i] for i in self.shown(params)]
+        for i, distractor in enumerate(shown, start=1):
             mine = {lang: written[lang][i] for lang in ("tr", "en")}
             feedback = fill(distractor.mistake, {**base, VALUE_NAME: mine}, MAX_FEEDBACK)
             built.append(Choice(Text(tr=mine["tr"], en=mine["en"]), feedback=feedback))

@@ -15,6 +15,7 @@ from bot.quiz.picking import pick_question
 from bot.quiz.template_files import check_templates
 from bot.quiz.templates import (
     COMPUTED_TAG,
+    MISTAKES_KEY,
     Rejected,
     TemplateError,
     TemplateSet,
@@ -186,3 +187,31 @@ def test_a_broken_distractor_is_reported_at_its_own_line(tmp_path: Path) -> None
 def test_a_template_id_used_by_a_question_is_refused(tmp_path: Path) -> None:
     _, problems = load(tmp_path, RING, Bank.of([make_question("tpl-ring")]))
     assert len(problems) == 1 and problems[0].endswith("tpl-ring: id: a question's id")
+
+
+def test_a_template_with_more_mistakes_shows_three_drawn_and_stores_which(
+    tmp_path: Path,
+) -> None:
+    extra = RING.replace(
+        "  text:\n",
+        '    - value: (n - 1) * S\n      mistake: {tr: "saf: {value}", en: "naive: {value}"}\n'
+        "  text:\n",
+        1,
+    )
+    templates, problems = load(tmp_path, extra)
+    assert problems == []
+    (template,) = templates
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(100):
+        params = template.draw(rng)
+        shown = template.shown(params)
+        assert len(shown) == 3 and params[MISTAKES_KEY] == sum(1 << i for i in shown)
+        question = templates.question(template.id, encode_params(params))
+        assert len(question.choices) == 4
+        feedback = [c.feedback.en for c in question.choices[1:] if c.feedback is not None]
+        assert len(feedback) == 3
+        seen.update(shown)
+    assert seen == {0, 1, 2, 3}
+    with pytest.raises(Rejected, match="does not pick 3 mistakes"):
+        template.materialize({"n": Fraction(4), "S": Fraction(8), MISTAKES_KEY: Fraction(1)})

@@ -9,6 +9,7 @@ and compared with these values, within the rounding the choice shows.
 from __future__ import annotations
 
 import functools
+import math
 import random
 import re
 from collections.abc import Callable, Mapping
@@ -38,12 +39,18 @@ Numbers = Fraction | tuple[Fraction, ...]
 
 def _ring(p: P) -> list[Numbers]:
     n, size = p["n"], p["b"] * p["s"] * p["h"] * 2 / MiB
-    return [2 * (n - 1) / n * size, (n - 1) / n * size, 2 * size, (n - 1) * size]
+    return [2 * (n - 1) / n * size, (n - 1) / n * size, 2 * size, (n - 1) * size, size / n]
 
 
 def _reduce_scatter(p: P) -> list[Numbers]:
     t, size = p["t"], p["b"] * p["s"] * p["h"] * 2 / MiB
-    return [(t - 1) / t * size, 2 * (t - 1) / t * size, size / t, (t - 1) * size]
+    return [
+        (t - 1) / t * size,
+        2 * (t - 1) / t * size,
+        size / t,
+        (t - 1) * size,
+        (t - 1) / t * (size / t),  # as if the input were a 1/t slice
+    ]
 
 
 def _mlp_b(p: P) -> list[Numbers]:
@@ -60,36 +67,56 @@ def _activations_sp(p: P) -> list[Numbers]:
         sbh * (10 + 24 / t + 5 * a * s / (h * t)),  # Eq. 2 (TP only)
         sbh * (34 + 5 * a * s / h),  # Eq. 1 (no TP)
         sbh * 34 / t,  # the 5as/h term left out
+        2 * sbh / t * (34 + 5 * a * s / h),  # 2 bytes counted twice
     ]
 
 
 def _bubble(p: P) -> list[Numbers]:
     pp, m = p["p"], p["m"]
-    return [(pp - 1) / m * 100, pp / m * 100, 2 * (pp - 1) / m * 100, (pp - 1) / (2 * m) * 100]
+    return [
+        (pp - 1) / m * 100,
+        pp / m * 100,
+        2 * (pp - 1) / m * 100,
+        (pp - 1) / (2 * m) * 100,
+        1 / m * 100,
+    ]
 
 
 def _allreduce_time(p: P) -> list[Numbers]:
     n, alpha, size, bw = p["n"], p["alpha"], p["S"] * MiB, p["B"] * 10**9
     volume_us = 2 * (n - 1) / n * size / bw * 10**6
     rs_us = (n - 1) / n * size / bw * 10**6
-    return [2 * (n - 1) * alpha + volume_us, volume_us, alpha + volume_us, (n - 1) * alpha + rs_us]
+    whole_message_us = size / bw * 10**6
+    return [
+        2 * (n - 1) * alpha + volume_us,
+        volume_us,
+        alpha + volume_us,
+        (n - 1) * alpha + rs_us,
+        2 * (n - 1) * (alpha + whole_message_us),
+    ]
 
 
 def _tp_allreduces(p: P) -> list[Numbers]:
     layers = p["L"] / p["p"]
-    return [4 * layers, 4 * p["L"], 2 * layers, 8 * layers]
+    return [4 * layers, 4 * p["L"], 2 * layers, 8 * layers, layers]
 
 
 def _tp_bytes(p: P) -> list[Numbers]:
     act = p["b"] * p["s"] * p["h"] * 2 / MiB
     ring = 2 * (p["t"] - 1) / p["t"] * act
     per_layer = 4 * p["L"]
-    return [per_layer * ring, per_layer / 2 * ring, per_layer * 2 * act, per_layer * ring / p["t"]]
+    return [
+        per_layer * ring,
+        per_layer / 2 * ring,
+        per_layer * 2 * act,
+        per_layer * ring / p["t"],
+        2 * per_layer * ring,
+    ]
 
 
 def _qkv(p: P) -> list[Numbers]:
     h, t = p["a"] * p["d"], p["t"]
-    return [(h, 3 * h / t), (h / t, 3 * h), (h, h / t), (h, 3 * h)]
+    return [(h, 3 * h / t), (h / t, 3 * h), (h, h / t), (h, 3 * h), (h / t, 3 * h / t)]
 
 
 def _padded(v: Fraction, multiple: Fraction) -> Fraction:
@@ -99,7 +126,7 @@ def _padded(v: Fraction, multiple: Fraction) -> Fraction:
 def _vocab(p: P) -> list[Numbers]:
     v, t = p["v"], p["t"]
     padded = _padded(v, 128 * t)
-    return [padded, _padded(v, Fraction(128)), _padded(v, t), padded / t]
+    return [padded, _padded(v, Fraction(128)), _padded(v, t), padded / t, v + 128 * t]
 
 
 def _embedding(p: P) -> list[Numbers]:
@@ -110,18 +137,25 @@ def _embedding(p: P) -> list[Numbers]:
         v / t * h * 2 / MiB,
         padded * h * 2 / MiB,
         _padded(v, Fraction(128)) / t * h * 2 / MiB,  # padded to 128 only
+        padded / t * h * 4 / MiB,
     ]
 
 
 def _kv_cache(p: P) -> list[Numbers]:
     heads = max(Fraction(1), p["kv"] / p["t"])  # KV heads replicated when t > kv
     per_head = 2 * p["L"] * 128 * 2 * p["batch"] * p["ctx"] / 2**30
-    return [per_head * heads, per_head * p["kv"], per_head / 2 * heads, per_head * p["a"] / p["t"]]
+    return [
+        per_head * heads,
+        per_head * p["kv"],
+        per_head / 2 * heads,
+        per_head * p["a"] / p["t"],
+        per_head * p["kv"] / p["t"],  # no replication
+    ]
 
 
 def _decode(p: P) -> list[Numbers]:
     layers = p["L"]
-    return [2 * layers + 1, 2 * layers, 4 * layers + 1, 2 * layers + 2]
+    return [2 * layers + 1, 2 * layers, 4 * layers + 1, 2 * layers + 2, layers + 1]
 
 
 def _dp_size(p: P) -> list[Numbers]:
@@ -132,13 +166,13 @@ def _dp_size(p: P) -> list[Numbers]:
 def _microbatches(p: P) -> list[Numbers]:
     d = p["N"] / (p["t"] * p["p"])
     m = p["B"] / (p["b"] * d)
-    return [m, p["B"] / p["b"], m / p["t"], m / p["p"]]
+    return [m, p["B"] / p["b"], m / p["t"], m / p["p"], p["B"] / (p["b"] * p["t"] * p["p"])]
 
 
 def _interleaved(p: P) -> list[Numbers]:
     pp, m, v = p["p"], p["m"], p["v"]
     base = (pp - 1) / m * 100
-    return [base / v, base, base * v, base / (v * pp)]
+    return [base / v, base, base * v, base / (v * pp), Fraction(100) / (v * m)]
 
 
 def _activations_tp(p: P) -> list[Numbers]:
@@ -149,6 +183,7 @@ def _activations_tp(p: P) -> list[Numbers]:
         sbh / t * (34 + 5 * a * s / h),  # Eq. 3: what SP would give
         sbh * (34 + 5 * a * s / h),  # Eq. 1
         sbh * (10 + 24 / t),
+        2 * sbh * (10 + 24 / t + 5 * a * s / (h * t)),
     ]
 
 
@@ -160,23 +195,36 @@ def _first_stage(p: P) -> list[Numbers]:
         per_layer * layers / p["p"],
         per_layer * layers / p["p"] * p["m"],  # GPipe keeps all m
         s * b * h / 2**30 * (10 + 24 / t + 5 * a * s / (h * t)) * layers,
+        per_layer,  # one layer at a time, as in inference
     ]
 
 
 def _model_states(p: P) -> list[Numbers]:
     split = p["t"] * p["p"]
-    return [16 * p["P"] / split, 2 * p["P"] / split, 4 * p["P"] / split, 16 * p["P"] / p["t"]]
+    return [
+        16 * p["P"] / split,
+        2 * p["P"] / split,
+        4 * p["P"] / split,
+        16 * p["P"] / p["t"],
+        16 * p["P"] / p["p"],
+    ]
 
 
 def _busbw(p: P) -> list[Numbers]:
     n, algbw = p["n"], p["algbw"]
-    return [algbw * 2 * (n - 1) / n, algbw, algbw * (n - 1) / n, 2 * algbw]
+    return [algbw * 2 * (n - 1) / n, algbw, algbw * (n - 1) / n, 2 * algbw, algbw * 2 * (n - 1)]
 
 
 def _layer_weights(p: P) -> list[Numbers]:
     h, t = p["h"], p["t"]
     qkv, proj, mlp = 3 * h * h, h * h, 2 * 4 * h * h
-    return [(qkv + proj + mlp) / t, qkv + proj + mlp, mlp / t, (h * h + proj + mlp) / t]
+    return [
+        (qkv + proj + mlp) / t,
+        qkv + proj + mlp,
+        mlp / t,
+        (h * h + proj + mlp) / t,
+        (qkv + 4 * h * h) / t + proj + 4 * h * h,  # row-parallel matrices replicated
+    ]
 
 
 def _sp_saving(p: P) -> list[Numbers]:
@@ -252,7 +300,9 @@ def test_at_least_twenty_templates_across_eight_topics() -> None:
 @pytest.mark.parametrize("template", TEMPLATES, ids=IDS)
 def test_keys_and_mistakes_equal_the_formulas(template: Template) -> None:
     for params, question in draws(template):
-        expected = EXPECTED[template.id](params)
+        key, *mistakes = EXPECTED[template.id](params)
+        assert len(mistakes) == len(template.distractors)
+        expected = [key, *(mistakes[i] for i in template.shown(params))]
         for choice, value in zip(question.choices, expected, strict=True):
             numbers = value if isinstance(value, tuple) else (value,)
             for lang in ("tr", "en"):
@@ -297,9 +347,25 @@ def test_every_parameter_value_can_be_drawn(template: Template) -> None:
     """Constraints and redraws must not silently leave a listed value out."""
     seen: dict[str, set[Fraction]] = {p.name: set() for p in template.params}
     for params, _ in draws(template):
-        for name, value in params.items():
-            seen[name].add(value)
+        for name in seen:
+            seen[name].add(params[name])
     for param in template.params:
         assert seen[param.name], param.name
         if len(param.values) <= 8:
             assert seen[param.name] == set(param.values), (template.id, param.name)
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=IDS)
+def test_every_mistake_is_shown_and_the_keys_rank_varies(template: Template) -> None:
+    """A template with more than three mistakes shows each of them, and its key is not
+    always, say, the second smallest choice: its rank among the four varies."""
+    shown: set[int] = set()
+    ranks: set[int] = set()
+    for params, _ in draws(template):
+        shown.update(template.shown(params))
+        _, choices = template.numbers(params)
+        sizes = [math.prod(c) for c in choices]
+        ranks.add(sorted(sizes).index(sizes[0]))
+    assert shown == set(range(len(template.distractors)))
+    if len(template.distractors) > 3:
+        assert len(ranks) > 1, (template.id, ranks)

@@ -11,6 +11,7 @@ a float's guess.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 from collections.abc import Callable, Mapping
@@ -136,6 +137,11 @@ def _check(node: ast.AST, names: set[str]) -> None:
         _check(child, names)
 
 
+@functools.lru_cache(maxsize=1024)
+def _constant(value: int | float) -> Fraction:
+    return Fraction(str(value))  # "0.1" -> 1/10 exactly, not the float's binary
+
+
 def _number(value: Value, what: str) -> Fraction:
     if isinstance(value, bool):
         raise ExpressionError(f"{what} must be a number, not a condition")
@@ -144,7 +150,7 @@ def _number(value: Value, what: str) -> Fraction:
 
 def _eval(node: ast.expr, values: Mapping[str, Fraction]) -> Value:
     if isinstance(node, ast.Constant):
-        return Fraction(str(node.value))  # "0.1" -> 1/10 exactly, not the float's binary
+        return _constant(node.value)
     if isinstance(node, ast.Name):
         if node.id not in values:
             raise ExpressionError(f"unknown name {node.id!r}")

@@ -38,8 +38,11 @@ from .templates import (
     TemplateSet,
 )
 
-#: Seeded draws each template must survive to pass `tpquiz validate`.
+#: Seeded draws each template must survive to pass `tpquiz validate` (about 3 s for the
+#: bundled templates).
 CHECK_DRAWS = 200
+#: Seeded draws at bot start-up: enough to refuse a broken file, quick enough to restart.
+START_DRAWS = 20
 TEMPLATE_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,39}\Z")
 MAX_VALUES = 64
 _FIELDS = {
@@ -275,7 +278,7 @@ def check_draws(template: Template, draws: int = CHECK_DRAWS) -> str | None:
     return None
 
 
-def read_file(path: Path) -> tuple[list[Template], list[Problem]]:
+def read_file(path: Path, draws: int = CHECK_DRAWS) -> tuple[list[Template], list[Problem]]:
     """The templates of one file, and every problem found in it."""
     file = str(path)
     try:
@@ -297,7 +300,7 @@ def read_file(path: Path) -> tuple[list[Template], list[Problem]]:
         template = reader.template()
         problems += reader.problems
         if template is not None:
-            why = check_draws(template)
+            why = check_draws(template, draws)
             if why is not None:
                 problems.append(Problem(file, raw.line, template.id, "params", why))
             else:
@@ -316,13 +319,13 @@ def template_files(paths: Sequence[str | Path] = ()) -> list[Path]:
 
 
 def check_templates(
-    paths: Sequence[str | Path] = (), bank: Bank | None = None
+    paths: Sequence[str | Path] = (), bank: Bank | None = None, draws: int = CHECK_DRAWS
 ) -> tuple[TemplateSet, list[Problem]]:
     """Every template under `paths` (default: the bundled ones), and every problem."""
     templates: list[Template] = []
     problems: list[Problem] = []
     for path in template_files(paths):
-        found, more = read_file(path)
+        found, more = read_file(path, draws)
         templates += found
         problems += more
     seen: dict[str, Template] = {}
@@ -337,9 +340,14 @@ def check_templates(
     return TemplateSet(tuple(seen.values())), problems
 
 
-def load_templates(paths: Sequence[str | Path] = (), bank: Bank | None = None) -> TemplateSet:
-    """The templates for the bot (default: the bundled ones); BankError if any problem."""
-    templates, problems = check_templates(paths, bank)
+def load_templates(
+    paths: Sequence[str | Path] = (), bank: Bank | None = None, draws: int = START_DRAWS
+) -> TemplateSet:
+    """The templates for the bot (default: the bundled ones); BankError if any problem.
+
+    Drawn START_DRAWS times each, not CHECK_DRAWS: `tpquiz validate` (and CI) is where a
+    template is checked thoroughly; a restart should not wait seconds for it."""
+    templates, problems = check_templates(paths, bank, draws)
     if problems:
         raise BankError(problems)
     return templates

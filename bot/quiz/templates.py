@@ -174,16 +174,22 @@ class Template:
             return "×".join(format_number(n, lang, decimals=0, group=False) for n in numbers)
         return with_unit(format_number(numbers[0], lang, decimals=decimals), self.unit, lang)
 
-    def materialize(self, params: Mapping[str, Fraction]) -> Question:
-        """The question these parameters make; Rejected when it cannot be asked."""
+    def written(self, params: Mapping[str, Fraction]) -> tuple[Params, dict[Lang, list[str]]]:
+        """(values, the four choices as written in each language); Rejected when a
+        constraint fails, a number is not usable, or two choices read the same."""
         values, choices = self.numbers(params)
         places = self.shown_decimals(choices)
-        written = {
+        written: dict[Lang, list[str]] = {
             lang: [self.choice_text(c, lang, places) for c in choices] for lang in ("tr", "en")
         }
         for lang, texts in written.items():
             if len(set(texts)) != len(texts):
                 raise Rejected(f"two choices read the same in {lang}: {' / '.join(texts)}")
+        return values, written
+
+    def materialize(self, params: Mapping[str, Fraction]) -> Question:
+        """The question these parameters make; Rejected when it cannot be asked."""
+        values, written = self.written(params)
 
         def fill(text: Text, extra: dict[str, dict[str, str]], limit: int) -> Text:
             parts = {

@@ -369,3 +369,22 @@ def test_every_mistake_is_shown_and_the_keys_rank_varies(template: Template) -> 
     assert shown == set(range(len(template.distractors)))
     if len(template.distractors) > 3:
         assert len(ranks) > 1, (template.id, ranks)
+
+
+def test_the_key_is_not_given_away_by_its_length() -> None:
+    """A member who always clicks the longest (or the shortest) choice, taking one at
+    random among equally long ones, scores no better than 30 % over every template's
+    draws, in each language (chance is 25 %; the fixed bank's longest choice was right
+    77 % of the time, issue #9). Ties are common: "48 MiB" and "24 MiB" are as long."""
+    for lang in ("tr", "en"):
+        posts = 0
+        expected = {max: 0.0, min: 0.0}
+        for template in TEMPLATES:
+            for _, question in draws(template):
+                lengths = [len(c.text.get(lang)) for c in question.choices]
+                posts += 1
+                for pick in expected:
+                    tied = [i for i, n in enumerate(lengths) if n == pick(lengths)]
+                    expected[pick] += 1 / len(tied) if 0 in tied else 0
+        for pick, score in expected.items():
+            assert score / posts <= 0.30, (lang, pick.__name__, score / posts)

@@ -14,7 +14,9 @@ value is not positive, or two choices would read the same in either language.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import random
 import re
 from collections.abc import Iterator, Mapping
@@ -106,16 +108,40 @@ class Template:
         reason = "no tries"
         for _ in range(tries):
             params = {p.name: rng.choice(p.values) for p in self.params}
-            if len(self.distractors) > SHOWN_MISTAKES:
-                shown = rng.sample(range(len(self.distractors)), SHOWN_MISTAKES)
-                params[MISTAKES_KEY] = Fraction(sum(1 << i for i in shown))
             try:
+                if len(self.distractors) > SHOWN_MISTAKES:
+                    shown = self._pick_mistakes(params, rng)
+                    params[MISTAKES_KEY] = Fraction(sum(1 << i for i in shown))
                 self.materialize(params)
             except Rejected as exc:
                 reason = str(exc)
                 continue
             return params
         raise TemplateError(f"template {self.id}: no usable draw in {tries} tries ({reason})")
+
+    def _pick_mistakes(self, params: Params, rng: random.Random) -> tuple[int, ...]:
+        """Three of the mistakes for a post, chosen so that the key's rank among the four
+        choices is spread evenly over the ranks the mistakes allow. A mistake is mostly a
+        fixed factor away from the key, so a random three would leave the key in the
+        middle nearly always, and "never the smallest, never the largest" would beat
+        chance."""
+        values = self.values(params)
+        try:
+            key = Fraction(math.prod(e.number(values) for e in self.answer))
+        except ExpressionError as exc:
+            raise Rejected(str(exc)) from None
+        sizes: dict[int, Fraction] = {}
+        for i, distractor in enumerate(self.distractors):
+            try:
+                sizes[i] = Fraction(math.prod(e.number(values) for e in distractor.value))
+            except ExpressionError:
+                continue  # cannot be computed here: not shown in this post
+        by_rank: dict[int, list[tuple[int, ...]]] = {}
+        for combo in itertools.combinations(sorted(sizes), SHOWN_MISTAKES):
+            by_rank.setdefault(sum(sizes[i] < key for i in combo), []).append(combo)
+        if not by_rank:
+            raise Rejected(f"fewer than {SHOWN_MISTAKES} mistakes can be computed")
+        return rng.choice(by_rank[rng.choice(sorted(by_rank))])
 
     def values(self, params: Mapping[str, Fraction]) -> Params:
         """Parameters plus derived values; Rejected when a constraint fails."""

@@ -14,13 +14,14 @@ value is not positive, or two choices would read the same in either language.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
 import random
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .expressions import Expression, ExpressionError
@@ -277,6 +278,13 @@ def _fill(
     return filled
 
 
+@functools.lru_cache(maxsize=512)
+def _rebuilt(template: Template, stored: str) -> Question:
+    """A post's question from its stored parameters; every click and count edit of a post
+    asks again, so the last few hundred are kept (a Question is immutable)."""
+    return template.materialize(decode_params(stored))
+
+
 def encode_params(params: Mapping[str, Fraction]) -> str:
     """Parameters as stored with a post: JSON, each value an exact fraction ('25/2')."""
     return json.dumps({k: str(Fraction(v)) for k, v in sorted(params.items())})
@@ -295,6 +303,10 @@ class TemplateSet:
     """The loaded templates, by id; empty when a bot runs without computed questions."""
 
     templates: tuple[Template, ...] = ()
+    _by_id: dict[str, Template] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {t.id: t for t in self.templates})
 
     def __len__(self) -> int:
         return len(self.templates)
@@ -303,10 +315,10 @@ class TemplateSet:
         return iter(self.templates)
 
     def __contains__(self, template_id: object) -> bool:
-        return any(t.id == template_id for t in self.templates)
+        return template_id in self._by_id
 
     def get(self, template_id: str) -> Template | None:
-        return next((t for t in self.templates if t.id == template_id), None)
+        return self._by_id.get(template_id)
 
     def pool(self, bank: Bank) -> Bank:
         """Questions and templates as one pool to pick from: a template counts as one
@@ -322,7 +334,7 @@ class TemplateSet:
         if template is None or stored is None:
             raise TemplateError(f"no template {template_id} with stored parameters")
         try:
-            return template.materialize(decode_params(stored))
+            return _rebuilt(template, stored)
         except (Rejected, ValueError) as exc:
             raise TemplateError(
                 f"template {template_id}: stored parameters unusable: {exc}"

@@ -24,6 +24,7 @@ from bot.quiz.importers import ImportProblems, dump_yaml, import_aiken, import_g
 from bot.quiz.loader import MAX_ID_LENGTH, Problem, check_files, expand_paths
 from bot.quiz.loader import bundled_question_files as _bundled
 from bot.quiz.model import LANGS, TOPICS, Bank
+from bot.quiz.template_files import check_templates, format_template_counts
 
 __all__ = ["main", "register", "run_import", "run_validate"]
 
@@ -90,7 +91,9 @@ def run_validate(args: argparse.Namespace) -> int:
     stdout, stderr = _streams(args)
     paths: list[str | Path] = list(args.paths) if args.paths else list(_bundled())
     bank, problems = check_files(paths)
-    if bank is None:
+    templates, template_problems = check_templates(paths, bank)
+    problems = [*problems, *template_problems]
+    if bank is None or template_problems:
         _write_problems(problems, stderr)
         files = {p.file for p in problems}
         stderr.write(
@@ -99,6 +102,7 @@ def run_validate(args: argparse.Namespace) -> int:
         )
         return 1
     stdout.write(format_counts(bank, len(expand_paths(paths))))
+    stdout.write(format_template_counts(templates))
     return 0
 
 

@@ -21,6 +21,7 @@ from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
 from bot.quiz.periods import PERIODS, period_start
+from bot.quiz.template_files import load_templates
 from bot.runlock import RunLockHeld
 from bot.startup import StartupError
 from bot.storage import problems
@@ -49,7 +50,8 @@ async def run_bot(settings: Settings, token: str) -> None:
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
     bank = load_bank(settings.question_paths or None)
-    log.info("question bank: %d questions", len(bank))
+    templates = load_templates(settings.question_paths or (), bank)
+    log.info("question bank: %d questions, %d templates", len(bank), len(templates))
     apply_endpoints(settings)
     # The run lock tells `tpquiz restore` (and a second `tpquiz run`) that we are running.
     with hold_run_lock(settings.db_path, wait=START_WAIT_SECONDS):
@@ -64,7 +66,13 @@ async def run_bot(settings: Settings, token: str) -> None:
         try:
             async with (
                 serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
-                TPQuizBot(settings=settings, storage=storage, bank=bank, metrics=metrics) as bot,
+                TPQuizBot(
+                    settings=settings,
+                    storage=storage,
+                    bank=bank,
+                    metrics=metrics,
+                    templates=templates,
+                ) as bot,
             ):
                 loop = asyncio.get_running_loop()
                 for sig in (signal.SIGTERM, signal.SIGINT):
@@ -89,7 +97,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         if problem:
             raise ConfigError(problem)
-        load_bank(settings.question_paths or None)  # refuse to start on a broken bank
+        # Refuse to start on a broken bank or template.
+        load_templates(settings.question_paths or (), load_bank(settings.question_paths or None))
     except ConfigError as exc:
         print(f"tpquiz: {exc}", file=sys.stderr)
         return 2

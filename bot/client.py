@@ -22,6 +22,7 @@ from bot.i18n import CommandTranslator
 from bot.metrics import Metrics
 from bot.post_updates import CoalescedEdits
 from bot.quiz.model import Bank
+from bot.quiz.templates import TemplateSet
 from bot.service import Clock, QuizService
 from bot.storage import Storage
 from bot.tree import CommandTree
@@ -52,6 +53,7 @@ class TPQuizBot(commands.Bot):
         clock: Clock = utcnow,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
+        templates: TemplateSet | None = None,
         **options: object,
     ) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
@@ -66,7 +68,7 @@ class TPQuizBot(commands.Bot):
         self.storage = storage
         self.bank = bank
         self.clock = clock
-        self.service = QuizService(bank, storage, clock, rng or random.Random())
+        self.service = QuizService(bank, storage, clock, rng or random.Random(), templates)
         self.metrics = metrics or Metrics()
         storage.db.on_commit = self.metrics.observe_db_write
         # Set by the quiz cog, which knows how to render a post.

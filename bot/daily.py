@@ -215,22 +215,24 @@ class DailyService:
         last = _last_date(settings)
         if last is not None and last >= day:
             return None  # cheap early exit; the claim below is what guarantees it
-        pick = pick_daily(self.quiz.bank, await self.store.history(guild_id), self.quiz.rng)
+        pick = pick_daily(self.quiz.pool, await self.store.history(guild_id), self.quiz.rng)
+        question, params = self.quiz.draw(pick.question)
         language = await self.quiz.post_language(guild_id, guild_locale)
         post = await self.store.claim(
             guild_id,
             day.isoformat(),
             channel_id=settings.channel_id,
-            question_id=pick.question.id,
+            question_id=question.id,
             round_=pick.round,
-            order=shuffled_order(len(pick.question.choices), self.quiz.rng),
+            order=shuffled_order(len(question.choices), self.quiz.rng),
             language=language,
             now_ms=to_ms(now),
             closes_at=to_ms(closes_at(config, day, now)),
+            params=params,
         )
         if post is None:
             return None
-        return DailyClaim(post, pick.question, day, settings.role_id)
+        return DailyClaim(post, question, day, settings.role_id)
 
     async def claim_now(self, guild_id: int, guild_locale: str | None = None) -> DailyClaim:
         """`daily now`: take today's slot at once (today on the server's clocks)."""
@@ -273,7 +275,7 @@ class DailyService:
         post = await self.store.close(post_id, to_ms(now))
         if post is None:
             return None
-        question = self.quiz.bank.get(post.question_id)
+        question = self.quiz.question_of(post)
         if question is None:
             log.warning(
                 "daily post %s closed; its question %s left the bank", post_id, post.question_id

@@ -17,11 +17,14 @@ from bot.quiz.model import Bank, Lang, Question, lang_for_locale
 from bot.quiz.periods import Period, period_start
 from bot.quiz.picking import pick_question, shuffled_order
 from bot.quiz.scoring import AnswerResult, weakest_topics
+from bot.quiz.templates import TemplateError, TemplateSet, encode_params
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
 from bot.storage import MemberStats, Post, RankedScore, Storage, TestRun
 from bot.storage.db import WriteFailed
 
 Clock = Callable[[], datetime]
+log = logging.getLogger(__name__)
+
 log = logging.getLogger(__name__)
 
 #: How many recent posts of a server to avoid repeating.
@@ -91,14 +94,47 @@ class StatsReport:
 
 
 class QuizService:
-    def __init__(self, bank: Bank, storage: Storage, clock: Clock, rng: random.Random) -> None:
+    def __init__(
+        self,
+        bank: Bank,
+        storage: Storage,
+        clock: Clock,
+        rng: random.Random,
+        templates: TemplateSet | None = None,
+    ) -> None:
         self.bank = bank
         self.storage = storage
         self.clock = clock
         self.rng = rng
+        self.templates = templates or TemplateSet()
+        #: What `/tpquiz question` and the daily schedule pick from: the bank's questions
+        #: and the templates, each template counting as one question (issue #9 §4).
+        self.pool = self.templates.pool(bank) if len(self.templates) else bank
 
     def now_ms(self) -> int:
         return to_ms(self.clock())
+
+    # -- computed questions ----------------------------------------------------------
+
+    def draw(self, question: Question) -> tuple[Question, str | None]:
+        """A picked question as it will be posted, with the parameters to store: a
+        template's stand-in gets new numbers; a fixed question stays as it is."""
+        template = self.templates.get(question.id)
+        if template is None:
+            return question, None
+        params = template.draw(self.rng)
+        return template.materialize(params), encode_params(params)
+
+    def question_of(self, post: Post) -> Question | None:
+        """The question a post shows: from the bank, or its template with the stored
+        numbers. None when it left the bank (or its stored numbers no longer fit)."""
+        if post.question_id in self.templates:
+            try:
+                return self.templates.question(post.question_id, post.params)
+            except TemplateError as exc:
+                log.warning("post %s: %s", post.id, exc)
+                return None
+        return self.bank.get(post.question_id)
 
     # -- posts -----------------------------------------------------------------------
 
@@ -121,11 +157,12 @@ class QuizService:
         closes_at: int | None = None,
     ) -> tuple[Post, Question]:
         """Choose a question (unless given) and a choice order, and record the post."""
-        if topic is not None and topic not in self.bank.topics():
-            raise QuizError("unknown_topic", topic=topic, topics=", ".join(self.bank.topics()))
+        if topic is not None and topic not in self.pool.topics():
+            raise QuizError("unknown_topic", topic=topic, topics=", ".join(self.pool.topics()))
         if question is None:
             recent = await self.storage.posts.recent_question_ids(guild_id, RECENT_WINDOW)
-            question = pick_question(self.bank, self.rng, topic=topic, recent=recent)
+            question = pick_question(self.pool, self.rng, topic=topic, recent=recent)
+        question, params = self.draw(question)
         post = await self.storage.posts.create(
             guild_id=guild_id,
             channel_id=channel_id,
@@ -135,6 +172,7 @@ class QuizService:
             now_ms=self.now_ms(),
             kind=kind,
             closes_at=closes_at,
+            params=params,
         )
         return post, question
 
@@ -147,16 +185,17 @@ class QuizService:
 
     async def post_for_render(self, post_id: int) -> tuple[Post, Question] | None:
         post = await self.storage.posts.get(post_id)
-        if post is None or post.question_id not in self.bank:
+        question = self.question_of(post) if post is not None else None
+        if post is None or question is None:
             return None
-        return post, self.bank[post.question_id]
+        return post, question
 
     async def load_post(self, post_id: int, guild_id: int) -> tuple[Post, Question]:
         post = await self.storage.posts.get(post_id)
         # A post of another server is treated as unknown: one server never sees another's.
         if post is None or post.guild_id != guild_id:
             raise QuizError("unknown_post")
-        question = self.bank.get(post.question_id)
+        question = self.question_of(post)
         if question is None:
             raise QuizError("question_removed", question_id=post.question_id)
         return post, question

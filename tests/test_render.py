@@ -75,3 +75,31 @@ def test_the_starting_quiz_summary_respects_message_limits(bank: Bank) -> None:
             assert sum(len(e) for e in embeds) <= TOTAL
             for embed in embeds:
                 check_embed(embed)
+
+
+def test_every_template_draw_renders_within_limits() -> None:
+    """Computed questions: 10 draws of each template, every embed a post can show."""
+    from datetime import date
+
+    from bot.quiz.template_files import load_templates
+    from bot.storage import Post
+
+    rng = random.Random(1)
+    score = MemberScore(1, "x" * 32, 10_000, 20_000, 10_000, 500, 900)
+    for template in load_templates():
+        for _ in range(10):
+            question = template.materialize(template.draw(rng))
+            order = shuffled_order(len(question.choices), rng)
+            for lang in LANGS:
+                post = Post(1, 1, 1, 1, question.id, order, lang, "daily", 0, 0, 0, 9, "2026-12-02")
+                check_embed(render.question_embed(question, order, lang, answered=99_999))
+                check_embed(
+                    render.daily_embed(question, order, lang, day=date(2026, 12, 2), closes_at_ms=0)
+                )
+                check_embed(render.reveal_embed(post, question, {i: 99_999 for i in order}))
+                check_embed(render.closed_embed(question, order, lang))
+                for choice in range(len(question.choices)):
+                    result = AnswerResult(
+                        question.id, choice, choice == question.correct_index, 0, True, score, 9
+                    )
+                    check_embed(render.answer_embed(question, order, result, lang))

@@ -155,6 +155,7 @@ class DailyStore:
         language: str,
         now_ms: int,
         closes_at: int,
+        params: str | None = None,
     ) -> Post | None:
         """Take the slot of (server, local date) and create its post, or return None.
 
@@ -179,8 +180,8 @@ class DailyStore:
                 )
                 cur = await conn.execute(
                     "INSERT INTO posts (guild_id, channel_id, question_id, choice_order, language,"
-                    " kind, created_at, closes_at, daily_date)"
-                    " VALUES (?, ?, ?, ?, ?, 'daily', ?, ?, ?)",
+                    " kind, created_at, closes_at, daily_date, params)"
+                    " VALUES (?, ?, ?, ?, ?, 'daily', ?, ?, ?, ?)",
                     (
                         guild_id,
                         channel_id,
@@ -190,6 +191,7 @@ class DailyStore:
                         now_ms,
                         closes_at,
                         local_date,
+                        params,
                     ),
                 )
                 post_id = int(cur.lastrowid or 0)

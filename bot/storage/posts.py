@@ -23,11 +23,13 @@ class Post:
     answer_count: int
     #: Local date ('YYYY-MM-DD') of a daily post (kind 'daily'); None for other posts.
     daily_date: str | None = None
+    #: Drawn parameters of a computed question (JSON, see bot.quiz.templates); else None.
+    params: str | None = None
 
 
 _COLUMNS = (
     "id, guild_id, channel_id, message_id, question_id, choice_order, language, kind,"
-    " created_at, closes_at, closed_at, answer_count, daily_date"
+    " created_at, closes_at, closed_at, answer_count, daily_date, params"
 )
 
 
@@ -52,11 +54,12 @@ class PostStore:
         now_ms: int,
         kind: str = "question",
         closes_at: int | None = None,
+        params: str | None = None,
     ) -> Post:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
                 "INSERT INTO posts (guild_id, channel_id, question_id, choice_order, language,"
-                " kind, created_at, closes_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " kind, created_at, closes_at, params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     guild_id,
                     channel_id,
@@ -66,6 +69,7 @@ class PostStore:
                     kind,
                     now_ms,
                     closes_at,
+                    params,
                 ),
             )
             post_id = cur.lastrowid

@@ -20,6 +20,7 @@ from bot.client import TPQuizBot
 from bot.config import Settings
 from bot.quiz.loader import load_bank
 from bot.quiz.model import Bank
+from bot.quiz.templates import TemplateSet
 from bot.storage import Storage
 from tests.loopback.fixtures import loopback  # noqa: F401  (fixture)
 from tests.loopback.harness import running
@@ -56,6 +57,8 @@ class QuizHarness:
     seed: int = 1234
     settings_overrides: dict[str, Any] = field(default_factory=dict)
     starts: int = 0
+    #: Computed questions in the pool (none unless a test sets them).
+    templates: TemplateSet | None = None
 
     @asynccontextmanager
     async def bot(self, **overrides: Any) -> AsyncIterator[TPQuizBot]:
@@ -74,6 +77,7 @@ class QuizHarness:
             clock=self.clock,
             rng=random.Random(self.seed + self.starts),
             guild_ready_timeout=0.05,
+            templates=self.templates,
         )
         try:
             async with running(bot, self.loopback):

@@ -153,7 +153,11 @@ async def test_the_backfill_equals_what_recording_keeps(random_answers, tmp_path
             for statement in _split_sql(sql):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {version}")
-        async with storage.db.conn.execute("SELECT * FROM posts") as cur:
+        # The columns posts had at schema version 2 (0004 added params).
+        async with storage.db.conn.execute(
+            "SELECT id, guild_id, channel_id, message_id, question_id, choice_order, language,"
+            " kind, created_at, closes_at, closed_at, answer_count, daily_date FROM posts"
+        ) as cur:
             posts = [tuple(r) for r in await cur.fetchall()]
         conn.executemany(f"INSERT INTO posts VALUES ({','.join('?' * len(posts[0]))})", posts)
         async with storage.db.conn.execute(

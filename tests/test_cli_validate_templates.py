@@ -1,0 +1,57 @@
+"""`tpquiz validate` on templates: checked next to the questions, counted apart."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+from bot.bank_commands import main
+from tests.quiz.test_loader import FIXTURES
+from tests.quiz.test_templates import RING
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def bank_with(tmp_path: Path, template_text: str) -> Path:
+    """A copy of the good fixture bank with one template file beside it."""
+    for file in (FIXTURES / "good").glob("*.yaml"):
+        shutil.copy(file, tmp_path / file.name)
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "ring.yaml").write_text(template_text, encoding="utf-8")
+    return tmp_path
+
+
+def test_the_bundled_templates_are_checked_and_counted() -> None:
+    code, out, err = run("validate")
+    assert (code, err) == (0, "")
+    (line,) = [x for x in out.splitlines() if "template" in x]
+    assert line.startswith("OK: 22 templates (computed questions, each drawn 200 times)")
+    assert line.endswith(
+        "in 10 topics: 3d-parallelism, attention-split, basics, collectives,"
+        " comm-cost, embeddings, inference, memory, mlp-split, sequence-parallel"
+    )
+
+
+def test_a_good_template_beside_a_bank_is_counted(tmp_path: Path) -> None:
+    code, out, _ = run("validate", str(bank_with(tmp_path, RING)))
+    assert code == 0
+    assert out.splitlines()[-1] == (
+        "OK: 1 template (computed questions, each drawn 200 times) in 1 topic: collectives"
+    )
+
+
+def test_a_broken_template_fails_validate_with_its_file_and_line(tmp_path: Path) -> None:
+    broken = RING.replace("value: 2 * S", "value: open('x')")
+    code, out, err = run("validate", str(bank_with(tmp_path, broken)))
+    line = RING.splitlines().index("    - value: 2 * S") + 1
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == (
+        f"{tmp_path / 'templates' / 'ring.yaml'}:{line}: tpl-ring: distractors[1].value[0]:"
+        " only these functions may be called: ceil, floor, log2, max, min"
+    )
+    assert err.splitlines()[-1] == "1 problem in 1 file"

@@ -182,8 +182,8 @@ def test_health_sees_a_database_file_that_is_gone(tmp_path: Path) -> None:
 async def test_after_the_file_is_lost_the_heartbeat_shows_no_database_write(
     tmp_path: Path,
 ) -> None:
-    """The cog builds the heartbeat from `db.last_write_at`, which the fault clears, so
-    `tpquiz health` is unhealthy from the next tick even before the file check sees it."""
+    """The cog builds the heartbeat from `db.last_write_at`, which the fault clears, and
+    carries the fault itself, so `tpquiz health` says why from the next tick."""
     db = tmp_path / "bot.sqlite3"
     storage = await Storage.open(db)
     bot = TPQuizBot(
@@ -198,5 +198,8 @@ async def test_after_the_file_is_lost_the_heartbeat_shows_no_database_write(
         await bot.close()
         await storage.close()
     assert beat.db_write_at is None
+    assert beat.db_fault is not None and "was deleted while the bot was running" in beat.db_fault
     connected = dataclasses.replace(beat, gateway_at=beat.written_at)
-    assert evaluate(connected, beat.written_at, 120).state == "db-stale"
+    verdict = evaluate(connected, beat.written_at, 120)
+    assert verdict.state == "db-lost"
+    assert verdict.line == f"unhealthy: {beat.db_fault}"

@@ -31,24 +31,24 @@ def read_source(path: str | Path) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise SourceError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise SourceError(_directory(name)) from None
     except OSError as exc:
         raise SourceError(f"{name}: cannot be read ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as f:
-        try:
-            mode = os.fstat(f.fileno()).st_mode
-            if stat.S_ISDIR(mode):
-                raise SourceError(_directory(name))
-            if not stat.S_ISREG(mode):
-                raise SourceError(
-                    f"{name}: not a regular file (a device, FIFO or socket); "
-                    "give the Aiken or GIFT text file"
-                )
-            os.set_blocking(f.fileno(), True)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise SourceError(_directory(name))
+        if not stat.S_ISREG(mode):
+            raise SourceError(
+                f"{name}: not a regular file (a device, FIFO or socket); "
+                "give the Aiken or GIFT text file"
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(MAX_INPUT_BYTES + 1)
-        except OSError as exc:
-            raise SourceError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    except OSError as exc:
+        raise SourceError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_INPUT_BYTES:
         raise SourceError(
             f"{name}: larger than the import limit of {MAX_INPUT_BYTES // 1_000_000} MB; "

@@ -33,7 +33,14 @@ class _BankDumper(yaml.SafeDumper):
         return super().increase_indent(flow, False)
 
 
+#: Characters YAML reads as line breaks besides "\n": always written as escapes, so that
+#: every line of the output ends in "\n" (the re-indenting relies on it).
+_OTHER_BREAKS = frozenset("\x85\u2028\u2029")
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> Any:
+    if not _OTHER_BREAKS.isdisjoint(value):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     if "\n" in value:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)
@@ -55,6 +62,10 @@ if _CSafeDumper is not None:
 for _dumper in _DUMPERS.values():
     _dumper.add_representer(str, _represent_str)
     _dumper.add_representer(_Flow, _represent_flow)
+
+#: Line width: never fold a long text (the two emitters fold differently, and a folded
+#: line is harder to edit).
+_NEVER_FOLD = 2**30
 
 #: The emitters this PyYAML has, fastest last; `dump_yaml` uses the last.
 EMITTERS = tuple(_DUMPERS)
@@ -102,7 +113,7 @@ def dump_yaml(questions: list[dict[str, Any]], *, emitter: str = EMITTERS[-1]) -
         allow_unicode=True,
         sort_keys=False,
         default_flow_style=False,
-        width=4096,
+        width=_NEVER_FOLD,
     )
     lines = body.split("\n")
     if lines and not lines[-1]:

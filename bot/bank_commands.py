@@ -197,7 +197,10 @@ def run_import(args: argparse.Namespace) -> int:
         return 1
     rendered = dump_yaml(result.questions)
     if output is None:
-        stdout.write(rendered)
+        failure = _write_stdout(stdout, rendered)
+        if failure:
+            stderr.write(f"tpquiz import: cannot write the YAML to standard output: {failure}\n")
+            return 2
     else:
         try:
             write_atomic_text(output, rendered)
@@ -232,6 +235,22 @@ def _output_refusal(output: Path, source: Path, force: bool) -> str | None:
         return f"{output} is the input file; write the YAML to another file"
     if not force:
         return f"{output}: already exists; choose another -o or add --force"
+    return None
+
+
+def _write_stdout(stdout: TextIO, text: str) -> str | None:
+    """Write and flush; the reason on failure (a full disk, a reader that went away)."""
+    try:
+        stdout.write(text)
+        stdout.flush()
+    except OSError as exc:
+        if stdout is sys.stdout:
+            # Python flushes stdout again at exit; point it at /dev/null so that the
+            # failure is not reported a second time, as a traceback.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return exc.strerror or str(exc)
     return None
 
 

@@ -117,6 +117,19 @@ def test_a_title_after_a_bom_is_dropped(tmp_path: Path) -> None:
     assert "    tr: Soru?\n" in out and "title" not in out
 
 
+def test_standard_output_full() -> None:
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    err = io.StringIO()
+    code = main(["import", "gift", "import/good.gift", "--lang", "en"], stdout=Full(), stderr=err)
+    assert code == 2
+    assert err.getvalue() == (
+        "tpquiz import: cannot write the YAML to standard output: No space left on device\n"
+    )
+
+
 def test_requires_lang() -> None:
     with pytest.raises(SystemExit) as info:
         run("import", "gift", "import/good.gift")

@@ -17,6 +17,7 @@ Problems of the file as a whole ("no questions found") are raised in both modes.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,9 +100,16 @@ def input_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+#: Turkish letters to their ASCII base letters (NFKD alone leaves the dotless i alone).
+_TURKISH = str.maketrans("ıİşŞğĞüÜöÖçÇ", "iIsSgGuUoOcC")
+
+
 def default_prefix(source_file: str) -> str:
-    """An id prefix from the file name: 'Megatron Quiz.txt' -> 'megatron-quiz'."""
-    slug = re.sub(r"[^a-z0-9]+", "-", Path(source_file).stem.lower()).strip("-")
+    """An id prefix from the file name: 'Megatron Quiz.txt' -> 'megatron-quiz',
+    'Sınav Soruları.gift' -> 'sinav-sorulari' (ids are ASCII)."""
+    stem = unicodedata.normalize("NFKD", Path(source_file).stem.translate(_TURKISH))
+    ascii_stem = stem.encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_stem.lower()).strip("-")
     return slug[: MAX_ID_LENGTH - 1 - _MIN_DIGITS].strip("-") or "imported"
 
 

@@ -61,8 +61,14 @@ def test_a_prefix_from_the_file_name_is_shortened_so_every_id_fits() -> None:
 
 def test_a_file_name_without_letters_gives_imported() -> None:
     assert default_prefix("%%%.txt") == "imported"
-    assert import_gift("Q {=a ~b}", lang="en", source_file="ğüş.gift").questions[0]["id"] == (
+    assert import_gift("Q {=a ~b}", lang="en", source_file="数学.gift").questions[0]["id"] == (
         "imported-01"
+    )
+
+
+def test_a_turkish_file_name_gives_its_ascii_letters() -> None:
+    assert default_prefix("dir/Sınav Soruları - İleri Düzey Çalışma.gift") == (
+        "sinav-sorulari-ileri-duzey-calisma"
     )
 
 

@@ -157,13 +157,17 @@ def _kind(block: str) -> str | None:
 def _weights_problem(answers: list[_Answer]) -> str | None:
     """Why weighted answers are not one right answer among wrong ones, or None."""
     credits = [a.credit for a in answers]
-    earning = [c for c in credits if c > 0]
-    partial = [c for c in earning if c < 100]
+    partial = [c for c in credits if 0 < c < 100]
     if not partial:
         return None
-    shown = ", ".join(f"%{c:g}%" for c in earning)
-    if len(earning) > 1:
-        return f"several answers earn credit ({shown}): a multiple-answer question; {_ONLY_MC}"
+    shown = ", ".join(f"%{c:g}%" for c in partial)
+    if any(c >= 100 for c in credits):
+        return (
+            f"an answer besides the right one earns partial credit ({shown}); tpquiz has no "
+            "partial credit: weight it %0% or %100% to import the question"
+        )
+    if len(partial) > 1:
+        return f"several answers share the credit ({shown}): a multiple-answer question; {_ONLY_MC}"
     return f"the only right answer earns partial credit ({shown}); {_ONLY_MC}"
 
 

@@ -65,7 +65,7 @@ MIXED_SKIPPED = [
     (25, f"numeric question ('{{#...}}'); {_ONLY_MC}"),
     (
         28,
-        f"several answers earn credit (%50%, %50%): a multiple-answer question; {_ONLY_MC}",
+        f"several answers share the credit (%50%, %50%): a multiple-answer question; {_ONLY_MC}",
     ),
     (38, f"the only right answer earns partial credit (%50%); {_ONLY_MC}"),
     (41, f"matching question ('a -> b'); {_ONLY_MC}"),
@@ -171,7 +171,7 @@ def test_broken_file_names_each_kind() -> None:
         f"in.txt:10: skipped: essay question ('{{}}'); {_ONLY_MC}",
         "in.txt:12: skipped: no right answer; mark exactly one answer with '=' (the others "
         "with '~')",
-        "in.txt:14: skipped: several answers earn credit (%50%, %50%): a multiple-answer "
+        "in.txt:14: skipped: several answers share the credit (%50%, %50%): a multiple-answer "
         f"question; {_ONLY_MC}",
         "in.txt:16: skipped: 2 answers are marked right; a question has exactly one right "
         "answer (escape a literal '=' inside an answer as '\\=')",
@@ -194,6 +194,11 @@ def test_broken_file_names_each_kind() -> None:
         ("Q {TRUE#right#wrong}", "in.txt:1: imp-01: answers: true/false question"),
         ("Q {#1.5:0.1}", "in.txt:1: imp-01: answers: numeric question"),
         ("Q {####only general feedback}", "in.txt:1: imp-01: answers: essay question"),
+        (
+            "Q {~wrong ~%50%half =full}",
+            "in.txt:1: imp-01: answers: an answer besides the right one earns partial credit "
+            "(%50%); tpquiz has no partial credit: weight it %0% or %100% to import the question",
+        ),
     ],
 )
 def test_errors(text: str, expected: str) -> None:

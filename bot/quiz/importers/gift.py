@@ -171,99 +171,119 @@ def _weights_problem(answers: list[_Answer]) -> str | None:
     return f"the only right answer earns partial credit ({shown}); {_ONLY_MC}"
 
 
+@dataclass
+class _Reader:
+    """One question being read: its text, and where to report what is wrong with it."""
+
+    chunk: _Chunk
+    number: int
+    out: Collector
+    lines: LineIndex
+
+    def report(self, offset: int, field_path: str, message: str) -> None:
+        self.out.add(self.lines.line_at(offset), self.number, field_path, message)
+
+
+@dataclass
+class _Spans:
+    """Where the stem starts, where the answer block opens and closes; the text format."""
+
+    stem: int
+    open_at: int
+    close_at: int
+    fmt: str
+
+
 def _parse_question(chunk: _Chunk, number: int, out: Collector) -> Draft | None:
     """One GIFT question, or None after reporting why it cannot be imported."""
-    text = chunk.text
-    first_line = chunk.numbers[0]
-    lines = LineIndex(text, numbers=chunk.numbers)
+    reader = _Reader(chunk, number, out, LineIndex(chunk.text, numbers=chunk.numbers))
+    spans = _locate(reader)
+    if spans is None:
+        return None
+    block = chunk.text[spans.open_at + 1 : spans.close_at]
+    lead, answers, general = _split_answers(block)
+    why = _not_single_answer(block, lead, answers)
+    if why is not None:
+        message, offset = why
+        at = spans.open_at if offset is None else spans.open_at + 1 + offset
+        reader.report(at, "answers", message)
+        return None
+    return _draft(reader, spans, answers, general)
+
+
+def _locate(reader: _Reader) -> _Spans | None:
+    """Title, format marker and the one answer block, or None after reporting."""
+    text = reader.chunk.text
     pos = len(text) - len(text.lstrip())
     if text.startswith("::", pos):
         end = find(text, "::", pos + 2)
         if end < 0:
-            out.add(first_line, number, "title", "'::' opens a title that is never closed")
+            reader.report(0, "title", "'::' opens a title that is never closed")
             return None
         pos = end + 2
     fmt, rest = split_format(text[pos:], "moodle")
     pos = len(text) - len(rest)
     open_at = find(text, "{", pos)
     if open_at < 0:
-        out.add(first_line, number, "answers", f"description (no answer block {{...}}); {_ONLY_MC}")
+        reader.report(0, "answers", f"description (no answer block {{...}}); {_ONLY_MC}")
         return None
     close_at = find(text, "}", open_at + 1)
     if close_at < 0:
-        out.add(lines.line_at(open_at), number, "answers", "'{' is never closed; add the '}'")
+        reader.report(open_at, "answers", "'{' is never closed; add the '}'")
         return None
     second = find(text, "{", close_at + 1)
     if second >= 0:
-        out.add(
-            lines.line_at(second),
-            number,
-            "answers",
-            "more than one answer block; a question has exactly one {...}",
+        reader.report(
+            second, "answers", "more than one answer block; a question has exactly one {...}"
         )
         return None
+    return _Spans(pos, open_at, close_at, fmt)
 
-    block = text[open_at + 1 : close_at]
-    block_line = lines.line_at(open_at)
 
-    def answers_problem(message: str, offset: int | None = None) -> None:
-        line = block_line if offset is None else lines.line_at(open_at + 1 + offset)
-        out.add(line, number, "answers", message)
-
+def _not_single_answer(
+    block: str, lead: str, answers: list[_Answer]
+) -> tuple[str, int | None] | None:
+    """(why the block is not one right answer among wrong ones, offset of the culprit in
+    the block or None for the block itself), or None when it is."""
     kind = _kind(block)
     if kind is not None:
-        answers_problem(f"{kind}; {_ONLY_MC}")
-        return None
-    lead, answers, general = _split_answers(block)
+        return f"{kind}; {_ONLY_MC}", None
     if any(find(a.raw, "->") >= 0 for a in answers):
-        answers_problem(f"matching question ('a -> b'); {_ONLY_MC}")
-        return None
+        return f"matching question ('a -> b'); {_ONLY_MC}", None
     if lead.strip():
-        answers_problem(
+        return (
             f"text {unescape(lead)!r} before the first answer; start each answer with "
-            "'=' (right) or '~' (wrong), and escape a literal '=' or '~' as '\\=' or '\\~'"
+            "'=' (right) or '~' (wrong), and escape a literal '=' or '~' as '\\=' or '\\~'",
+            None,
         )
-        return None
     if all(a.right for a in answers):
-        answers_problem(f"short answer question (only '=' answers); {_ONLY_MC}")
-        return None
+        return f"short answer question (only '=' answers); {_ONLY_MC}", None
     weights = _weights_problem(answers)
     if weights is not None:
-        answers_problem(weights)
-        return None
+        return weights, None
     rights = [a for a in answers if a.credit >= 100]
     if not rights:
-        answers_problem("no right answer; mark exactly one answer with '=' (the others with '~')")
-        return None
+        return "no right answer; mark exactly one answer with '=' (the others with '~')", None
     if len(rights) > 1:
-        answers_problem(
+        return (
             f"{len(rights)} answers are marked right; a question has exactly one right "
             "answer (escape a literal '=' inside an answer as '\\=')",
             rights[1].offset,
         )
-        return None
-    return _draft(text, chunk, number, out, lines, fmt, (pos, open_at, close_at), answers, general)
+    return None
 
 
 def _draft(
-    text: str,
-    chunk: _Chunk,
-    number: int,
-    out: Collector,
-    lines: LineIndex,
-    fmt: str,
-    spans: tuple[int, int, int],
-    answers: list[_Answer],
-    general: str | None,
+    reader: _Reader, spans: _Spans, answers: list[_Answer], general: str | None
 ) -> Draft | None:
     """The question's texts, once its answers are known to be one right among wrong."""
-    pos, open_at, close_at = spans
-    stem_raw = text[pos:open_at]
-    after = text[close_at + 1 :]
+    text, fmt = reader.chunk.text, spans.fmt
+    stem_raw = text[spans.stem : spans.open_at]
+    after = text[spans.close_at + 1 :]
     if after.strip():
         stem_raw = stem_raw + "___" + after  # missing-word form: keep the blank visible
     stem, image = render(stem_raw, fmt)
-    draft = Draft(number=number, line=chunk.numbers[0], stem=stem)
+    draft = Draft(number=reader.number, line=reader.chunk.numbers[0], stem=stem)
     for index, answer in enumerate(answers):
         raw = answer.raw
         weight = _WEIGHT.match(raw)
@@ -275,27 +295,22 @@ def _draft(
         feedback, _ = render(*_marked(feedback_raw, fmt))
         image = image or option_image
         if not option_text:
-            out.add(
-                lines.line_at(open_at + 1 + answer.offset),
-                number,
-                f"choices[{index}]",
-                "empty answer; write its text",
-            )
+            at = spans.open_at + 1 + answer.offset
+            reader.report(at, f"choices[{index}]", "empty answer; write its text")
         if answer.credit >= 100:
             draft.correct = index
         draft.options.append((option_text, feedback or None))
     if image:
-        out.add(
-            draft.line,
-            number,
+        reader.report(
+            0,
             "text",
             "shows an image (<img>), which a Discord question cannot; describe it in words",
         )
     if not stem:
-        out.add(draft.line, number, "text", "no question text before the answer block")
+        reader.report(0, "text", "no question text before the answer block")
     if general is not None and general.strip():
         draft.explanation = render(*_marked(general, fmt))[0]
-    return None if out.has_problems(number) else draft
+    return None if reader.out.has_problems(reader.number) else draft
 
 
 def _marked(raw: str, default: str) -> tuple[str, str]:

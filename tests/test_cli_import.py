@@ -109,6 +109,17 @@ def test_nothing_importable_is_exit_1_and_writes_nothing(tmp_path: Path) -> None
     assert not target.exists()
 
 
+def test_no_questions_at_all(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.gift"
+    empty.write_text("// nothing but a comment\n\n", encoding="utf-8")
+    code, out, err = run("import", "gift", str(empty), "--lang", "en")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"{empty}:1: -: -: no questions found; GIFT is 'stem {{=right ~wrong ~wrong}}'\n"
+        "1 problem(s); nothing was written\n"
+    )
+
+
 def test_a_title_after_a_bom_is_dropped(tmp_path: Path) -> None:
     source = tmp_path / "bom.gift"
     source.write_bytes(b"\xef\xbb\xbf::title:: Soru? {=evet ~hay\xc4\xb1r}\n")

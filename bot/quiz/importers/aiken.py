@@ -18,6 +18,7 @@ from bot.quiz.importers.draft import (
     check_arguments,
     default_prefix,
     finish,
+    gc_paused,
     input_lines,
 )
 from bot.quiz.model import Lang
@@ -54,9 +55,10 @@ def import_aiken(
     """
     check_arguments(topic, id_prefix)
     out = Collector(source_file, id_prefix or default_prefix(source_file))
-    blocks = _read_blocks(text, out)
-    for block in blocks:
-        _check_block(block, out)
+    with gc_paused():
+        blocks = _read_blocks(text, out)
+        for block in blocks:
+            _check_block(block, out)
     if not blocks:
         out.add(1, None, "-", "no questions found; Aiken is 'question / A. ... / ANSWER: A'")
     return finish(

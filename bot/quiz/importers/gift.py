@@ -24,6 +24,7 @@ from bot.quiz.importers.draft import (
     check_arguments,
     default_prefix,
     finish,
+    gc_paused,
     input_lines,
 )
 from bot.quiz.importers.gift_text import find, render, split_format, unescape
@@ -82,12 +83,13 @@ def import_gift(
     """
     check_arguments(topic, id_prefix)
     out = Collector(source_file, id_prefix or default_prefix(source_file))
-    chunks = _chunks(text)
     drafts: list[Draft] = []
-    for number, chunk in enumerate(chunks, start=1):
-        draft = _parse_question(chunk, number, out)
-        if draft is not None:
-            drafts.append(draft)
+    with gc_paused():
+        chunks = _chunks(text)
+        for number, chunk in enumerate(chunks, start=1):
+            draft = _parse_question(chunk, number, out)
+            if draft is not None:
+                drafts.append(draft)
     if not chunks:
         out.add(1, None, "-", "no questions found; GIFT is 'stem {=right ~wrong ~wrong}'")
     return finish(

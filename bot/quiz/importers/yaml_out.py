@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from bot.quiz.importers.draft import gc_paused
+
 SCHEMA_COMMENT = "# yaml-language-server: $schema=./question.schema.json"
 
 
@@ -128,8 +130,9 @@ def _indent_choices(lines: list[str]) -> list[str]:
 
 def dump_yaml(questions: list[dict[str, Any]], *, emitter: str = EMITTERS[-1]) -> str:
     """Questions as a bank file: schema comment first, one blank line between questions."""
-    root = yaml.SequenceNode(_SEQ, [_question_node(q) for q in questions], flow_style=False)
-    body = yaml.serialize(root, Dumper=_DUMPERS[emitter], allow_unicode=True, width=_NEVER_FOLD)
+    with gc_paused():
+        root = yaml.SequenceNode(_SEQ, [_question_node(q) for q in questions], flow_style=False)
+        body = yaml.serialize(root, Dumper=_DUMPERS[emitter], allow_unicode=True, width=_NEVER_FOLD)
     lines = body.split("\n")
     if lines and not lines[-1]:
         lines.pop()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.importers import dump_yaml, import_aiken, import_gift
-from bot.quiz.importers.draft import LineIndex, default_prefix
+from bot.quiz.importers.draft import LineIndex, default_prefix, gc_paused
 from bot.quiz.loader import MAX_ID_LENGTH, check_files
 
 _ONE = "Q?\nA. a\nB. b\nANSWER: A\n"
@@ -112,3 +112,18 @@ def test_imported_draft_is_flagged_until_translated_and_completed(tmp_path: Path
     draft.write_text(dump_yaml(questions), encoding="utf-8")
     bank, problems = check_files([draft])
     assert problems == [] and bank is not None and bank["imp-01"].correct_index == 0
+
+
+def test_gc_paused_restores_the_collector_as_it_was() -> None:
+    import gc
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), gc_paused():
+        raise RuntimeError
+    assert gc.isenabled()

@@ -20,6 +20,7 @@ from bot.quiz.importers.draft import (
     finish,
     gc_paused,
     input_lines,
+    quote,
 )
 from bot.quiz.model import Lang
 
@@ -156,9 +157,9 @@ def _check_block(block: _Block, out: Collector) -> None:
     elif _LETTERS.fullmatch(block.answer):
         letters = ", ".join(re.findall(r"[A-Z]", block.answer))
         message = (
-            f"ANSWER names several right options ({letters}): a multiple-answer question; "
-            "only multiple choice with one right answer is imported"
+            f"ANSWER names several right options ({quote(letters)[1:-1]}): a multiple-answer "
+            "question; only multiple choice with one right answer is imported"
         )
     else:
-        message = f"'ANSWER: {block.answer}' must name one option letter, e.g. 'ANSWER: B'"
+        message = f"ANSWER {quote(block.answer)} must name one option letter, e.g. 'ANSWER: B'"
     out.add(block.answer_line, number, "answer", message)

@@ -111,6 +111,17 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: The most characters of the input quoted in one message (a stray line can be 1 MB).
+_QUOTE_MAX = 60
+
+
+def quote(text: str) -> str:
+    """`text` as repr() for a message, cut to `_QUOTE_MAX` characters with '…'."""
+    if len(text) > _QUOTE_MAX:
+        return repr(text[: _QUOTE_MAX - 1] + "…")
+    return repr(text)
+
+
 def input_lines(text: str) -> list[str]:
     """The lines an editor shows: a leading BOM dropped, CRLF and CR ended lines alike.
 

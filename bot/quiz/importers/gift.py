@@ -26,6 +26,7 @@ from bot.quiz.importers.draft import (
     finish,
     gc_paused,
     input_lines,
+    quote,
 )
 from bot.quiz.importers.gift_text import find, render, split_format, unescape
 from bot.quiz.model import Lang
@@ -254,7 +255,7 @@ def _not_single_answer(
         return f"matching question ('a -> b'); {_ONLY_MC}", None
     if lead.strip():
         return (
-            f"text {unescape(lead)!r} before the first answer; start each answer with "
+            f"text {quote(unescape(lead))} before the first answer; start each answer with "
             "'=' (right) or '~' (wrong), and escape a literal '=' or '~' as '\\=' or '\\~'",
             None,
         )

@@ -96,7 +96,7 @@ def test_good_questions_around_a_broken_one_are_imported() -> None:
             "Q?\nA. a\nB. b\nstray line\nANSWER: A\n",
             "in.txt:4: imp-01: choices[1]: line is neither",
         ),
-        ("Q?\nA. a\nB. b\nANSWER: 2\n", "in.txt:4: imp-01: answer: 'ANSWER: 2' must name one"),
+        ("Q?\nA. a\nB. b\nANSWER: 2\n", "in.txt:4: imp-01: answer: ANSWER '2' must name one"),
         ("", "in.txt:1: -: -: no questions found"),
     ],
 )
@@ -114,3 +114,10 @@ def test_several_answer_letters_are_a_multiple_answer_question() -> None:
 def test_nothing_found_is_raised_even_when_lenient() -> None:
     with pytest.raises(ImportProblems, match="no questions found"):
         import_aiken("\n\n", lang="en", source_file="x")
+
+
+def test_a_huge_answer_line_is_quoted_short() -> None:
+    [line] = skipped(import_aiken, "Q?\nA. a\nB. b\nANSWER: " + "9" * 1_000_000 + "\n")
+    assert line == (
+        f"in.txt:4: skipped: ANSWER '{'9' * 59}…' must name one option letter, e.g. 'ANSWER: B'"
+    )

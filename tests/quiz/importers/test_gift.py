@@ -248,3 +248,11 @@ def test_line_of_an_answer_deep_in_a_long_block() -> None:
         "in.txt:5004: imp-01: answers: 2 answers are marked right; a question has exactly "
         "one right answer (escape a literal '=' inside an answer as '\\=')"
     ]
+
+
+def test_a_huge_stray_text_is_quoted_short() -> None:
+    [line] = skipped(import_gift, "Q {" + "x" * 1_000_000 + " =a ~b}")
+    assert line == (
+        f"in.txt:1: skipped: text '{'x' * 59}…' before the first answer; start each answer "
+        "with '=' (right) or '~' (wrong), and escape a literal '=' or '~' as '\\=' or '\\~'"
+    )

@@ -230,6 +230,15 @@ def test_missing_directory(tmp_path: Path) -> None:
     assert err == f"tpquiz import: {tmp_path}/no: no such directory\n"
 
 
+def test_output_folder_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
+    code, _, err = _good_to(tmp_path / "notes.txt" / "out.yaml")
+    assert code == 2
+    assert err == (
+        f"tpquiz import: {tmp_path}/notes.txt/out.yaml: cannot be inspected (Not a directory)\n"
+    )
+
+
 def test_output_is_a_directory(tmp_path: Path) -> None:
     code, _, err = _good_to(tmp_path, "--force")
     assert code == 2

@@ -14,14 +14,22 @@ from __future__ import annotations
 
 import argparse
 import collections
-import re
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from bot.quiz.importers import ImportProblems, dump_yaml, import_aiken, import_gift
-from bot.quiz.loader import MAX_ID_LENGTH, Problem, check_files, expand_paths
+from bot.files import UnsafeTarget, check_target, write_atomic_text
+from bot.quiz.importers import (
+    ImportProblems,
+    SourceError,
+    dump_yaml,
+    import_aiken,
+    import_gift,
+    read_source,
+)
+from bot.quiz.loader import Problem, check_files, expand_paths
 from bot.quiz.loader import bundled_question_files as _bundled
 from bot.quiz.model import LANGS, TOPICS, Bank
 from bot.quiz.template_files import check_templates, format_template_counts
@@ -55,13 +63,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "import",
         help="convert an Aiken or GIFT quiz into a question YAML draft",
         description=(
-            "Convert multiple-choice questions in Aiken or GIFT format into the bank's YAML. "
-            "The result is a draft: the other language, explanations, sources and missing "
-            "feedback are left for you, and 'tpquiz validate' lists them until done."
+            "Convert the multiple-choice questions of an Aiken or GIFT file into the bank's "
+            "YAML. The result is a draft: the other language, explanations, sources and "
+            "missing feedback are left for you, and 'tpquiz validate' lists them until done. "
+            "Questions that cannot be imported (true/false, numeric, essay, ..., or broken) "
+            "are skipped and listed as 'file:line: skipped: why'. Exit status 0 when at "
+            "least one question was imported, 1 when the input yields none (or, with "
+            "--strict, has any problem), 2 when the output or an option is unusable."
         ),
     )
     imp.add_argument("format", choices=("aiken", "gift"), help="input format")
-    imp.add_argument("file", metavar="FILE", help="the Aiken or GIFT text file")
+    imp.add_argument("file", metavar="FILE", help="the Aiken or GIFT text file (UTF-8)")
     imp.add_argument("--lang", required=True, choices=LANGS, help="language the file is in")
     imp.add_argument(
         "--topic", default="basics", choices=TOPICS, help="topic for every imported question"
@@ -73,6 +85,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     imp.add_argument("-o", "--output", default=None, help="write here instead of stdout")
     imp.add_argument("--force", action="store_true", help="overwrite an existing --output")
+    imp.add_argument(
+        "--strict",
+        action="store_true",
+        help="import nothing if any question cannot be imported, and list every problem",
+    )
     imp.set_defaults(func=run_import)
 
 
@@ -137,32 +154,35 @@ def format_counts(bank: Bank, file_count: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _default_prefix(file: str) -> str:
-    """An id prefix from the file name: 'Megatron Quiz.txt' -> 'megatron-quiz'."""
-    slug = re.sub(r"[^a-z0-9]+", "-", Path(file).stem.lower()).strip("-")
-    return slug[: MAX_ID_LENGTH - 4].strip("-") or "imported"
-
-
 def run_import(args: argparse.Namespace) -> int:
-    """Write the converted YAML to stdout or --output; problems to stderr with exit 1."""
+    """Write the converted YAML to stdout or --output, skipped questions to stderr.
+
+    Exit 1: the input yields nothing to import (unreadable, no question importable, or
+    with --strict any problem); exit 2: the output or an option cannot be used. Nothing
+    is written in either case, and an existing --output is replaced only by a complete
+    new file.
+    """
     stdout, stderr = _streams(args)
-    try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        stderr.write(f"{args.file}:1: -: -: cannot read the file ({exc})\n")
-        return 1
     output = Path(args.output) if args.output else None
-    if output is not None and output.exists() and not args.force:
-        stderr.write(f"{output}: already exists; choose another -o or add --force\n")
+    if output is not None:
+        refusal = _output_refusal(output, Path(args.file), args.force)
+        if refusal:
+            stderr.write(f"tpquiz import: {refusal}\n")
+            return 2
+    try:
+        text = read_source(args.file)
+    except SourceError as exc:
+        stderr.write(f"tpquiz import: {exc}\n")
         return 1
     importer = import_aiken if args.format == "aiken" else import_gift
     try:
-        questions = importer(
+        result = importer(
             text,
             lang=args.lang,
             source_file=args.file,
             topic=args.topic,
-            id_prefix=args.id_prefix or _default_prefix(args.file),
+            id_prefix=args.id_prefix,
+            strict=args.strict,
         )
     except ImportProblems as exc:
         _write_problems(exc.problems, stderr)
@@ -170,20 +190,81 @@ def run_import(args: argparse.Namespace) -> int:
         return 1
     except ValueError as exc:
         stderr.write(f"tpquiz import: {exc}\n")
+        return 2
+    for skipped in result.skipped:
+        stderr.write(f"{skipped}\n")
+    if not result.questions:
+        stderr.write(
+            f"nothing imported from {args.file}: all {len(result.skipped)} question(s) "
+            "were skipped (listed above); nothing was written\n"
+        )
         return 1
-    rendered = dump_yaml(questions)
-    other = "en" if args.lang == "tr" else "tr"
+    rendered = dump_yaml(result.questions)
     if output is None:
-        stdout.write(rendered)
+        failure = _write_stdout(stdout, rendered)
+        if failure:
+            stderr.write(f"tpquiz import: cannot write the YAML to standard output: {failure}\n")
+            return 2
     else:
-        output.write_text(rendered, encoding="utf-8")
+        try:
+            write_atomic_text(output, rendered)
+        except (UnsafeTarget, OSError) as exc:
+            stderr.write(f"tpquiz import: {_write_failure(output, exc)}\n")
+            return 2
+    other = "en" if args.lang == "tr" else "tr"
+    skipped_note = f", skipped {len(result.skipped)} (listed above)" if result.skipped else ""
     stderr.write(
-        f"imported {len(questions)} question(s) from {args.file}"
+        f"imported {len(result.questions)} question(s) from {args.file}"
         + (f" into {output}" if output else "")
+        + skipped_note
         + f"; now add the {other} texts, explanations, sources and feedback, set topic and "
         "difficulty, and run 'tpquiz validate' on the file until it passes\n"
     )
     return 0
+
+
+def _output_refusal(output: Path, source: Path, force: bool) -> str | None:
+    """Why --output cannot be written (checked before the input is read), or None."""
+    try:
+        check_target(output)
+    except UnsafeTarget as exc:
+        return str(exc)
+    if not output.exists():
+        return None
+    try:
+        same = os.path.samefile(output, source)
+    except OSError:
+        same = False
+    if same:
+        return f"{output} is the input file; write the YAML to another file"
+    if not force:
+        return f"{output}: already exists; choose another -o or add --force"
+    return None
+
+
+def _write_stdout(stdout: TextIO, text: str) -> str | None:
+    """Write and flush; the reason on failure (a full disk, a reader that went away)."""
+    try:
+        stdout.write(text)
+        stdout.flush()
+    except OSError as exc:
+        if stdout is sys.stdout:
+            # Python flushes stdout again at exit; point it at /dev/null so that the
+            # failure is not reported a second time, as a traceback.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return exc.strerror or str(exc)
+    return None
+
+
+def _write_failure(output: Path, exc: Exception) -> str:
+    """One line for a failed write; the old file, if any, is untouched (written beside)."""
+    if isinstance(exc, UnsafeTarget):
+        return str(exc)
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    kept = f"{output} is unchanged" if output.exists() else "nothing was written"
+    return f"cannot write {output}: {reason}; {kept}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""`tpquiz validate` and `tpquiz import` as an author runs them.
+"""`tpquiz validate` as an author runs it (`tpquiz import`: tests/test_cli_import.py).
 
 One validate case per kind of mistake (the broken fixtures), asserting the exact
 `file:line: question-id: field:` prefix an editor or CI would jump to, plus the
@@ -137,73 +137,3 @@ def test_register_works_on_the_leads_parser() -> None:
         "tr",
         "memory",
     )
-
-
-# --------------------------------------------------------------------------- import
-
-
-def test_import_writes_yaml_to_stdout() -> None:
-    code, out, err = run("import", "gift", "import/good.gift", "--lang", "en")
-    assert code == 0
-    assert out.startswith("# yaml-language-server: $schema=./question.schema.json\n- id: good-01\n")
-    assert "imported 3 question(s)" in err and "add the tr texts" in err
-
-
-def test_import_to_file_then_validate_lists_what_is_left(tmp_path: Path) -> None:
-    target = tmp_path / "draft.yaml"
-    code, out, _ = run(
-        "import",
-        "aiken",
-        "import/good.aiken.txt",
-        "--lang",
-        "en",
-        "--topic",
-        "mlp-split",
-        "--id-prefix",
-        "mlp-imp",
-        "-o",
-        str(target),
-    )
-    assert (code, out) == (0, "")
-    assert "- id: mlp-imp-01" in target.read_text(encoding="utf-8")
-    code, _, err = run("validate", str(target))
-    assert code == 1
-    assert f"{target}:5: mlp-imp-01: text.tr: missing language tr" in err
-
-
-def test_import_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
-    target = tmp_path / "out.yaml"
-    target.write_text("keep me", encoding="utf-8")
-    args = ("import", "aiken", "import/good.aiken.txt", "--lang", "en", "-o", str(target))
-    code, _, err = run(*args)
-    assert code == 1 and "already exists" in err
-    assert target.read_text(encoding="utf-8") == "keep me"
-    assert run(*args, "--force")[0] == 0
-    assert target.read_text(encoding="utf-8").startswith("# yaml-language-server")
-
-
-def test_import_errors_go_to_stderr_with_file_and_line() -> None:
-    code, out, err = run("import", "aiken", "import/broken.aiken.txt", "--lang", "tr")
-    assert (code, out) == (1, "")
-    lines = err.splitlines()
-    assert lines[0].startswith("import/broken.aiken.txt:1: broken-aiken-01: text: option 'A.'")
-    assert lines[-1] == "4 problem(s); nothing was written"
-
-
-def test_import_gift_unsupported_kinds() -> None:
-    code, _, err = run("import", "gift", "import/broken.gift", "--lang", "en", "--id-prefix", "g")
-    assert code == 1
-    assert err.startswith("import/broken.gift:2: g-01: answers: true/false")
-
-
-def test_import_bad_prefix_and_missing_file() -> None:
-    code, _, err = run("import", "gift", "import/good.gift", "--lang", "en", "--id-prefix", "B!")
-    assert code == 1 and "id prefix 'B!'" in err
-    code, _, err = run("import", "gift", "import/missing.gift", "--lang", "en")
-    assert code == 1 and err.startswith("import/missing.gift:1: -: -: cannot read the file")
-
-
-def test_import_requires_lang() -> None:
-    with pytest.raises(SystemExit) as info:
-        run("import", "gift", "import/good.gift")
-    assert info.value.code == 2

@@ -57,7 +57,7 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def write_atomic_text(path: Path, text: str, *, mode: int = 0o644) -> None:
@@ -65,7 +65,7 @@ def write_atomic_text(path: Path, text: str, *, mode: int = 0o644) -> None:
     write_atomic(path, text.encode("utf-8"), mode=mode)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     """Make the rename itself durable; best effort where directories cannot be opened."""
     try:
         fd = os.open(folder, os.O_RDONLY)

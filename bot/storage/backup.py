@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.files import check_target
+from bot.files import check_target, fsync_dir
 
 from . import problems
 from .db import BUSY_TIMEOUT_MS, migrations
@@ -153,19 +153,6 @@ def _copy(
         dst.close()
 
 
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -235,7 +222,7 @@ def backup_database(
         _fsync_file(tmp)
         check_target(target)  # nothing else appeared there meanwhile
         os.replace(tmp, target)
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
     except sqlite3.Error as exc:
         raise BackupError(f"backup of {db_path} failed: {exc}") from None
     finally:
@@ -288,7 +275,7 @@ def restore_database(src_path: Path, db_path: Path, *, now: datetime | None = No
             if side.exists():  # left by a crash; it belongs to the old file
                 os.replace(side, side.with_name(side.name + f".before-restore-{_timestamp(now)}"))
         os.replace(tmp, db_path)
-        _fsync_dir(db_path.parent)
+        fsync_dir(db_path.parent)
     finally:
         tmp.unlink(missing_ok=True)
     return BackupResult(db_path, db_path.stat().st_size, version, answers, previous=previous)

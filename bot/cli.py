@@ -15,7 +15,7 @@ from typing import TextIO
 import discord
 import yarl
 
-from bot import bank_commands, ops_commands
+from bot import bank_commands, db_commands, ops_commands
 from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
@@ -120,8 +120,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"tpquiz: {exc}", file=sys.stderr)
         return exc.exit_status
     except RunLockHeld as exc:
-        print(f"tpquiz: {exc}: stop it first, or point TPQUIZ_DB elsewhere", file=sys.stderr)
-        return 2
+        return _fail(exc.refusal)
     except (DatabaseUnusable, HeartbeatUnwritable) as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
@@ -198,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.set_defaults(func=cmd_leaderboard)
     bank_commands.register(sub)
     ops_commands.register(sub)
+    db_commands.register(sub)
     return parser
 
 

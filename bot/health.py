@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bot.files import UnsafeTarget, check_target, write_atomic_text
+from bot.pids import pid_alive, process_origin
 from bot.storage import problems
 
 __all__ = [
@@ -69,6 +70,9 @@ class Heartbeat:
     version: int = FORMAT_VERSION
     #: Why the database takes no writes (its file was deleted or replaced), if it does not.
     db_fault: str | None = None
+    #: Where `pid` means this process (see `process_origin`); None in older heartbeats.
+    host: str | None = None
+    pid_ns: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -89,6 +93,8 @@ class Heartbeat:
             latency=opt("latency"),
             version=int(data.get("version") or FORMAT_VERSION),  # type: ignore[call-overload]
             db_fault=str(data["db_fault"]) if data.get("db_fault") else None,
+            host=str(data["host"]) if data.get("host") else None,
+            pid_ns=str(data["pid_ns"]) if data.get("pid_ns") else None,
         )
 
 
@@ -182,8 +188,16 @@ def probe_heartbeat(path: Path | None, now: float | None = None) -> None:
     if path is None:
         return
     now = time.time() if now is None else now
+    host, pid_ns = process_origin()
     beat = Heartbeat(
-        pid=os.getpid(), started_at=now, written_at=now, gateway_at=None, db_write_at=None, guilds=0
+        pid=os.getpid(),
+        started_at=now,
+        written_at=now,
+        gateway_at=None,
+        db_write_at=None,
+        guilds=0,
+        host=host,
+        pid_ns=pid_ns,
     )
     _write(Path(path), beat)
 
@@ -228,6 +242,7 @@ STATES = (
     "gateway-silent",
     "db-stale",
     "db-lost",
+    "dead",
 )
 
 
@@ -304,7 +319,10 @@ def check_heartbeat(
     """Read and judge the heartbeat at `path` (what `tpquiz health` prints).
 
     With `db_path`, a fresh heartbeat of a bot whose database file is gone is unhealthy
-    too: that bot's answers are no longer saved anywhere.
+    too: that bot's answers are no longer saved anywhere. A heartbeat written on this
+    host and in this pid namespace whose pid no longer exists is unhealthy at once,
+    without waiting for it to grow stale (older heartbeats, without host and namespace,
+    and those written elsewhere are judged by their age alone).
     """
     now = time.time() if now is None else now
     if path is None:
@@ -313,6 +331,13 @@ def check_heartbeat(
         beat = read_heartbeat(path)
     except HeartbeatUnreadable as exc:
         return Verdict("unreadable", f"unhealthy: {exc}; a running bot rewrites it every 15 s")
+    if beat is not None and (beat.host, beat.pid_ns) == process_origin():
+        if not pid_alive(beat.pid):
+            return Verdict(
+                "dead",
+                f"unhealthy: the bot (pid {beat.pid}) that wrote {path} is not running any "
+                "more: it stopped or crashed; check its logs and start it",
+            )
     verdict = evaluate(beat, now, max_age, path)
     if verdict.healthy and db_path is not None and not Path(db_path).is_file():
         return Verdict("db-lost", f"unhealthy: {problems.file_lost(Path(db_path), 'deleted')}")

@@ -1,14 +1,18 @@
-"""Prometheus metrics in the text exposition format, served by aiohttp on request.
+"""The bot's Prometheus metrics, kept and rendered by `prometheus-client`, served by aiohttp.
 
-The bot's admins run one small VPS; a Prometheus client library would be one more
-dependency to keep patched for four counters and two histograms, so the format
-(https://prometheus.io/docs/instrumenting/exposition_formats/) is written here. aiohttp
-is already installed as a dependency of discord.py.
+Why the library: it writes the exposition format (and OpenMetrics when a scraper asks),
+adds the process metrics an operator looks at first (resident memory, CPU seconds, open
+files, start time) and has a multiprocess mode for the day the bot is sharded over
+several processes (docs/operations.md, "Metrics").
 
-Everything is updated from the event loop thread, so no locking is needed. The endpoint
-is off unless `TPQUIZ_METRICS_PORT` is set, and binds 127.0.0.1 unless
-`TPQUIZ_METRICS_HOST` says otherwise: the numbers are harmless, but an open port on a
-VPS is one more thing to firewall.
+Each `Metrics` has its own `CollectorRegistry`, not the library's global default one:
+tests, benchmarks and several bots in one process then never see each other's numbers or
+fail on a name registered twice.
+
+Everything is updated from the event loop thread. The endpoint is off unless
+`TPQUIZ_METRICS_PORT` is set, and binds 127.0.0.1 unless `TPQUIZ_METRICS_HOST` says
+otherwise: the numbers are harmless, but an open port on a VPS is one more thing to
+firewall.
 
 Usage from the answer path::
 
@@ -21,276 +25,135 @@ from __future__ import annotations
 
 import errno
 import logging
-import math
 import socket
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TypeVar
 
+import prometheus_client
 from aiohttp import web
+from prometheus_client import (
+    GC_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+)
+from prometheus_client.aiohttp import make_aiohttp_handler
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
 from bot.startup import EXIT_SETTINGS, StartupError
 
-__all__ = [
-    "CONTENT_TYPE",
-    "Counter",
-    "Gauge",
-    "Histogram",
-    "Metrics",
-    "MetricsServer",
-    "serve_metrics",
-]
+__all__ = ["CONTENT_TYPE", "Metrics", "MetricsServer", "bind_problem", "serve_metrics"]
 
 log = logging.getLogger(__name__)
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+#: What a scraper that asks for nothing in particular receives (Prometheus' text format).
+CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
 
 #: Discord cancels an interaction not answered within 3 s, so buckets cluster below that.
 INTERACTION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 2.5, 3.0, 5.0, 10.0)
 #: A BEGIN IMMEDIATE..COMMIT on a small SQLite file takes about a millisecond.
 DB_WRITE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0)
 
-LabelKey = tuple[str, ...]
-_M = TypeVar("_M", bound="_Metric")
-
-
-def _escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
-def _escape_help(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("\n", "\\n")
-
-
-def _number(value: float) -> str:
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if math.isnan(value):
-        return "NaN"
-    if value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return repr(float(value))
-
-
-class _Metric:
-    kind = ""
-
-    def __init__(
-        self,
-        name: str,
-        help_text: str,
-        labelnames: Sequence[str] = (),
-        preset: Iterable[Mapping[str, str]] = (),
-    ) -> None:
-        self.name = name
-        self.help = help_text
-        self.labelnames = tuple(labelnames)
-        for labels in preset:  # series that should read 0 before anything happens
-            self._series(self._key(labels))
-
-    def _key(self, labels: Mapping[str, str]) -> LabelKey:
-        if set(labels) != set(self.labelnames):
-            raise ValueError(f"{self.name} takes labels {self.labelnames}, got {tuple(labels)}")
-        return tuple(str(labels[n]) for n in self.labelnames)
-
-    def _series(self, key: LabelKey) -> object:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def _labels(self, key: LabelKey, extra: tuple[tuple[str, str], ...] = ()) -> str:
-        pairs = [*zip(self.labelnames, key, strict=True), *extra]
-        if not pairs:
-            return ""
-        return "{" + ",".join(f'{n}="{_escape_label(v)}"' for n, v in pairs) + "}"
-
-    def _header(self) -> list[str]:
-        return [f"# HELP {self.name} {_escape_help(self.help)}", f"# TYPE {self.name} {self.kind}"]
-
-    def render(self) -> list[str]:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-
-class _Scalar(_Metric):
-    """One float per label set: what counters and gauges share."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        self._values: dict[LabelKey, float] = {}
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-
-    def _series(self, key: LabelKey) -> float:
-        return self._values.setdefault(key, 0.0)
-
-    def value(self, **labels: str) -> float:
-        return self._values.get(self._key(labels), 0.0)
-
-    def render(self) -> list[str]:
-        lines = self._header()
-        if not self._values and not self.labelnames:
-            lines.append(f"{self.name} 0")
-        for key, value in sorted(self._values.items()):
-            lines.append(f"{self.name}{self._labels(key)} {_number(value)}")
-        return lines
-
-
-class Counter(_Scalar):
-    """A value that only goes up (restarts reset it; Prometheus' rate() copes)."""
-
-    kind = "counter"
-
-    def inc(self, amount: float = 1.0, **labels: str) -> None:
-        if amount < 0:
-            raise ValueError("a counter only goes up")
-        key = self._key(labels)
-        self._values[key] = self._values.get(key, 0.0) + amount
-
-
-class Gauge(_Scalar):
-    """A value that is set, such as the number of servers."""
-
-    kind = "gauge"
-
-    def set(self, value: float, **labels: str) -> None:
-        self._values[self._key(labels)] = float(value)
-
-
-class _HistogramSeries:
-    __slots__ = ("buckets", "count", "sum")
-
-    def __init__(self, n: int) -> None:
-        self.buckets = [0] * n
-        self.count = 0
-        self.sum = 0.0
-
-
-class Histogram(_Metric):
-    """Observations counted into cumulative `le` buckets, with their sum and count."""
-
-    kind = "histogram"
-
-    def __init__(
-        self,
-        name: str,
-        help_text: str,
-        labelnames: Sequence[str] = (),
-        preset: Iterable[Mapping[str, str]] = (),
-        *,
-        buckets: Sequence[float],
-    ) -> None:
-        if list(buckets) != sorted(set(buckets)):
-            raise ValueError("histogram buckets must be increasing")
-        self.bounds = tuple(float(b) for b in buckets)
-        self._values: dict[LabelKey, _HistogramSeries] = {}
-        super().__init__(name, help_text, labelnames, preset)
-
-    def _series(self, key: LabelKey) -> _HistogramSeries:
-        series = self._values.get(key)
-        if series is None:
-            series = self._values[key] = _HistogramSeries(len(self.bounds))
-        return series
-
-    def observe(self, value: float, **labels: str) -> None:
-        series = self._series(self._key(labels))
-        series.count += 1
-        series.sum += value
-        for i, bound in enumerate(self.bounds):
-            if value <= bound:
-                series.buckets[i] += 1
-                break
-
-    def count(self, **labels: str) -> int:
-        series = self._values.get(self._key(labels))
-        return series.count if series else 0
-
-    def render(self) -> list[str]:
-        lines = self._header()
-        if not self._values and not self.labelnames:
-            self._series(())
-        for key, series in sorted(self._values.items()):
-            cumulative = 0
-            for bound, n in zip(self.bounds, series.buckets, strict=True):
-                cumulative += n
-                le = (("le", _number(bound)),)
-                lines.append(f"{self.name}_bucket{self._labels(key, le)} {cumulative}")
-            inf = (("le", "+Inf"),)
-            lines.append(f"{self.name}_bucket{self._labels(key, inf)} {series.count}")
-            lines.append(f"{self.name}_sum{self._labels(key)} {_number(series.sum)}")
-            lines.append(f"{self.name}_count{self._labels(key)} {series.count}")
-        return lines
+# No `<name>_created` series beside every counter and histogram: the text format exposes
+# them as extra gauges nobody graphs, and the series (and dashboards) stay what they were
+# before the library. Process-wide, like the library's own switch.
+prometheus_client.disable_created_metrics()
 
 
 class Metrics:
-    """The bot's metrics; `render()` is what a Prometheus scrape receives."""
+    """The bot's metrics in a registry of their own; `render()` is what a scrape receives."""
 
-    def __init__(self) -> None:
-        self._all: list[_Metric] = []
-        self.answers_recorded = self._add(
-            Counter(
-                "tpquiz_answers_recorded_total",
-                "Answers recorded, by outcome (correct, wrong, duplicate click).",
-                ("outcome",),
-                preset=[{"outcome": o} for o in ("correct", "wrong", "duplicate")],
-            )
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+        self.answers_recorded = Counter(
+            "tpquiz_answers_recorded",
+            "Answers recorded, by outcome (correct, wrong, duplicate click).",
+            ["outcome"],
+            registry=r,
         )
-        self.interaction_latency = self._add(
-            Histogram(
-                "tpquiz_interaction_latency_seconds",
-                "Time from an interaction's creation to the bot's first response.",
-                ("kind",),
-                buckets=INTERACTION_BUCKETS,
-            )
+        self.interaction_latency = Histogram(
+            "tpquiz_interaction_latency_seconds",
+            "Time from an interaction's creation to the bot's first response.",
+            ["kind"],
+            buckets=INTERACTION_BUCKETS,
+            registry=r,
         )
-        self.daily_posts = self._add(
-            Counter(
-                "tpquiz_daily_posts_total",
-                "Scheduled daily question posts, by result (sent or failed).",
-                ("result",),
-                preset=[{"result": "sent"}, {"result": "failed"}],
-            )
+        self.daily_posts = Counter(
+            "tpquiz_daily_posts",
+            "Scheduled daily question posts, by result (sent or failed).",
+            ["result"],
+            registry=r,
         )
-        self.db_write_seconds = self._add(
-            Histogram(
-                "tpquiz_db_write_seconds",
-                "Duration of committed database write transactions (BEGIN to COMMIT).",
-                buckets=DB_WRITE_BUCKETS,
-            )
+        self.db_write_seconds = Histogram(
+            "tpquiz_db_write_seconds",
+            "Duration of committed database write transactions (BEGIN to COMMIT).",
+            buckets=DB_WRITE_BUCKETS,
+            registry=r,
         )
-        self.guilds = self._add(Gauge("tpquiz_guilds", "Servers the bot is in."))
-        self.gateway_latency = self._add(
-            Gauge(
-                "tpquiz_gateway_latency_seconds",
-                "Last gateway heartbeat round trip (NaN while disconnected).",
-            )
+        self.guilds = Gauge("tpquiz_guilds", "Servers the bot is in.", registry=r)
+        self.gateway_latency = Gauge(
+            "tpquiz_gateway_latency_seconds",
+            "Last gateway heartbeat round trip (NaN while disconnected).",
+            registry=r,
         )
-        self.start_time = self._add(
-            Gauge("process_start_time_seconds", "Start time of the process since the epoch.")
-        )
-        self.start_time.set(time.time())
+        # Series that should read 0 before anything happens (an alert on "failed" needs it).
+        for outcome in ("correct", "wrong", "duplicate"):
+            self.answers_recorded.labels(outcome=outcome)
+        for result in ("sent", "failed"):
+            self.daily_posts.labels(result=result)
+        self._add_process_metrics()
 
-    def _add(self, metric: _M) -> _M:
-        self._all.append(metric)
-        return metric
+    def _add_process_metrics(self) -> None:
+        """process_* (memory, CPU, open files, start time), python_info and python_gc_*."""
+        process = ProcessCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
+        if GC_COLLECTOR is not None:  # None where the interpreter has no gc stats
+            GCCollector(registry=self.registry)
+        if not list(process.collect()):
+            # No /proc (macOS): keep at least the start time, which shows restarts.
+            start = Gauge(
+                "process_start_time_seconds",
+                "Start time of the process since unix epoch in seconds.",
+                registry=self.registry,
+            )
+            start.set(time.time())
 
     # -- helpers for the bot's code paths -------------------------------------------------
 
     def answer_recorded(self, *, correct: bool, duplicate: bool = False) -> None:
         outcome = "duplicate" if duplicate else ("correct" if correct else "wrong")
-        self.answers_recorded.inc(outcome=outcome)
+        self.answers_recorded.labels(outcome=outcome).inc()
 
     def observe_interaction(self, seconds: float, *, kind: str = "answer") -> None:
-        self.interaction_latency.observe(max(0.0, seconds), kind=kind)
+        self.interaction_latency.labels(kind=kind).observe(max(0.0, seconds))
 
     def daily_post(self, *, sent: bool) -> None:
-        self.daily_posts.inc(result="sent" if sent else "failed")
+        self.daily_posts.labels(result="sent" if sent else "failed").inc()
 
     def observe_db_write(self, seconds: float) -> None:
         """Matches `Database.on_commit`."""
         self.db_write_seconds.observe(seconds)
 
+    # -- reading back (tests, doctor) -----------------------------------------------------
+
+    def value(self, sample: str, **labels: str) -> float:
+        """The current value of one sample, e.g. value("tpquiz_guilds"); 0 if never set.
+
+        `sample` is the exposed name, suffix included: `tpquiz_answers_recorded_total`,
+        `tpquiz_db_write_seconds_count`.
+        """
+        found = self.registry.get_sample_value(sample, labels)
+        return 0.0 if found is None else found
+
     def render(self) -> str:
-        lines: list[str] = []
-        for metric in self._all:
-            lines.extend(metric.render())
-        return "\n".join(lines) + "\n"
+        """The text exposition of every metric (what a plain scrape receives)."""
+        return prometheus_client.generate_latest(self.registry).decode("utf-8")
 
 
 class MetricsServer:
@@ -303,14 +166,10 @@ class MetricsServer:
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
 
-    async def _handle(self, request: web.Request) -> web.Response:
-        return web.Response(
-            body=self.metrics.render().encode("utf-8"), headers={"Content-Type": CONTENT_TYPE}
-        )
-
     async def start(self) -> None:
         app = web.Application()
-        app.router.add_get("/metrics", self._handle)
+        # The library's handler: content negotiation (OpenMetrics on request), gzip.
+        app.router.add_get("/metrics", make_aiohttp_handler(self.metrics.registry))
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self._requested_port)

@@ -42,6 +42,11 @@ class RunLockHeld(Exception):
         who = f"pid {pid}" if pid else "another process"
         super().__init__(f"tpquiz is running on this database ({who} holds {path})")
 
+    @property
+    def refusal(self) -> str:
+        """The sentence for a command that must not run beside the bot (run, db upgrade)."""
+        return f"{self}: stop it first, or point TPQUIZ_DB elsewhere"
+
 
 def lock_path(db_path: Path | str) -> Path:
     """The lock file that guards `db_path`: the same name with `.lock` appended."""

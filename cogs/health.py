@@ -30,6 +30,7 @@ from bot.health import (
     watchdog_enabled,
     write_heartbeat,
 )
+from bot.pids import process_origin
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -61,6 +62,7 @@ class HealthCog(commands.Cog):
         self.path = heartbeat_path_for(bot.storage.db.path, settings.heartbeat_path)
         self.max_age = settings.health_max_age
         self.started_at = time.time()
+        self.origin = process_origin()  # host and pid namespace, for `tpquiz health`
         self.gateway_at: float | None = None
         self.watchdog = watchdog_enabled()
         self._notified_ready = False
@@ -122,6 +124,8 @@ class HealthCog(commands.Cog):
             guilds=len(self.bot.guilds),
             latency=latency if connected and math.isfinite(latency) else None,
             db_fault=self.bot.storage.db.fault,
+            host=self.origin[0],
+            pid_ns=self.origin[1],
         )
         if self.path is not None:
             write_heartbeat(self.path, beat)  # logs its own failures, once per change

@@ -87,7 +87,7 @@ async def test_a_forged_topic_or_period_is_refused_naming_the_choices(
         text = await ephemeral_text(quiz, quiz.command(alice, "question", number))
         assert text.startswith("'7' is not one of the choices for **topic**.")
         assert rows(quiz, "SELECT COUNT(*) FROM posts") == 0
-        assert bot.metrics.answers_recorded.value(outcome="correct") == 0
+        assert bot.metrics.value("tpquiz_answers_recorded_total", outcome="correct") == 0
     logged = refusals(caplog)
     assert logged[0] == (
         f"refused /tpquiz question from user {ALICE} in guild {GUILD_ID}:"
@@ -186,8 +186,11 @@ async def test_forged_answer_button_numbers_get_the_unknown_post_reply_and_recor
             payload = with_custom_id(quiz.loopback, click, custom_id)
             assert await ephemeral_text(quiz, payload) == wanted, custom_id
         assert rows(quiz, "SELECT COUNT(*) FROM answers") == 0
-        recorded = bot.metrics.answers_recorded
-        assert [recorded.value(outcome=o) for o in ("correct", "wrong", "duplicate")] == [0, 0, 0]
+        recorded = bot.metrics.value
+        assert [
+            recorded("tpquiz_answers_recorded_total", outcome=o)
+            for o in ("correct", "wrong", "duplicate")
+        ] == [0, 0, 0]
     logged = refusals(caplog)
     assert len(logged) == len(forged) - 1  # choice 9 is a number: the service refuses it
     assert logged[0] == (

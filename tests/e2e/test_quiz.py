@@ -134,9 +134,12 @@ async def test_question_post_right_wrong_and_repeated_clicks(quiz: QuizHarness) 
         assert f"You already answered **{right_letter}**" in answer["description"]
         assert answer["title"] == "✅ Correct!"
         assert count_answers(quiz) == 2
-        recorded = bot.metrics.answers_recorded
-        assert [recorded.value(outcome=o) for o in ("correct", "wrong", "duplicate")] == [1, 1, 1]
-        assert bot.metrics.interaction_latency.count(kind="answer") == 3
+        recorded = bot.metrics.value
+        assert [
+            recorded("tpquiz_answers_recorded_total", outcome=o)
+            for o in ("correct", "wrong", "duplicate")
+        ] == [1, 1, 1]
+        assert bot.metrics.value("tpquiz_interaction_latency_seconds_count", kind="answer") == 3
 
         # The post's count is edited (coalesced), never per click.
         edit = await quiz.loopback.wait_for(

@@ -203,3 +203,6 @@ async def test_after_the_file_is_lost_the_heartbeat_shows_no_database_write(
     verdict = evaluate(connected, beat.written_at, 120)
     assert verdict.state == "db-lost"
     assert verdict.line == f"unhealthy: {beat.db_fault}"
+    # Without the fault (a heartbeat of an older bot) the missing write alone reads unhealthy.
+    without_fault = dataclasses.replace(connected, db_fault=None)
+    assert evaluate(without_fault, beat.written_at, 120).state == "db-stale"

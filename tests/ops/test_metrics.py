@@ -1,44 +1,52 @@
-"""The Prometheus endpoint: text exposition format, scraped over 127.0.0.1."""
+"""The Prometheus endpoint: prometheus-client's exposition, scraped over 127.0.0.1.
+
+The scrapes are parsed with prometheus-client's own parser, so a test fails on anything a
+Prometheus server would not read, and asserts names, types and values as a dashboard sees
+them.
+"""
 
 from __future__ import annotations
 
+import math
 import random
-import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
 import pytest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
 
 from bot.client import TPQuizBot
 from bot.config import ConfigError, Settings
-from bot.metrics import CONTENT_TYPE, Counter, Histogram, Metrics, MetricsServer, serve_metrics
+from bot.metrics import CONTENT_TYPE, Metrics, MetricsServer, serve_metrics
 from bot.startup import StartupError
 from bot.storage import Storage
 from tests.factories import make_bank
 from tests.ops.conftest import RunRunner
 
-# One sample line: name, optional {labels}, value (https://prometheus.io exposition format).
-SAMPLE = re.compile(
-    r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? '
-    r"(-?[0-9.e+-]+|NaN|[+-]Inf)$"
-)
+
+def _families(text: str) -> dict[str, Metric]:
+    return {family.name: family for family in text_string_to_metric_families(text)}
 
 
-def _samples(text: str) -> dict[str, float]:
-    values = {}
-    for line in text.splitlines():
-        if line.startswith("#"):
-            assert re.match(r"^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$", line), line
-            continue
-        assert SAMPLE.match(line), f"not a valid sample line: {line!r}"
-        name, value = line.rsplit(" ", 1)
-        values[name] = float(value)
-    return values
+def _sample(family: Metric, name: str, **labels: str) -> float:
+    found = [s.value for s in family.samples if s.name == name and s.labels == labels]
+    assert len(found) == 1, f"{name}{labels}: {found} in {family.samples}"
+    return found[0]
 
 
-async def test_scraping_the_endpoint_returns_every_metric(tmp_path: Path) -> None:
+async def _scrape(port: int, path: str = "/metrics", **headers: str) -> tuple[int, str, str]:
+    """Status, Content-Type and body text (aiohttp undoes any Content-Encoding)."""
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{port}{path}", headers=headers) as resp:
+            encoding = resp.headers.get("Content-Encoding", "")
+            text = await resp.text()
+            return resp.status, f"{resp.headers.get('Content-Type', '')}|{encoding}", text
+
+
+async def test_a_scrape_after_some_clicks_parses_with_prometheus_clients_parser() -> None:
     metrics = Metrics()
     metrics.answer_recorded(correct=True)
     metrics.answer_recorded(correct=True)
@@ -49,56 +57,101 @@ async def test_scraping_the_endpoint_returns_every_metric(tmp_path: Path) -> Non
     metrics.daily_post(sent=True)
     metrics.daily_post(sent=False)
     metrics.observe_db_write(0.003)
+    metrics.guilds.set(3)
+    metrics.gateway_latency.set(math.nan)
 
     async with serve_metrics(metrics, "127.0.0.1", 0) as server:
         assert server is not None and server.port > 0
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{server.port}/metrics") as resp:
-                assert resp.status == 200
-                assert resp.headers["Content-Type"] == CONTENT_TYPE
-                text = await resp.text()
-            async with session.get(f"http://127.0.0.1:{server.port}/other") as resp:
-                assert resp.status == 404
+        status, content_type, text = await _scrape(server.port, **{"Accept-Encoding": "identity"})
+        assert (status, content_type) == (200, f"{CONTENT_TYPE}|")
+        assert (await _scrape(server.port, "/other"))[0] == 404
 
-    samples = _samples(text)
-    assert text.endswith("\n")
-    assert samples['tpquiz_answers_recorded_total{outcome="correct"}'] == 2
-    assert samples['tpquiz_answers_recorded_total{outcome="wrong"}'] == 1
-    assert samples['tpquiz_answers_recorded_total{outcome="duplicate"}'] == 1
-    assert samples['tpquiz_daily_posts_total{result="sent"}'] == 1
-    assert samples['tpquiz_daily_posts_total{result="failed"}'] == 1
-    assert samples['tpquiz_interaction_latency_seconds_bucket{kind="answer",le="0.25"}'] == 1
-    assert samples['tpquiz_interaction_latency_seconds_bucket{kind="answer",le="3"}'] == 1
-    assert samples['tpquiz_interaction_latency_seconds_bucket{kind="answer",le="+Inf"}'] == 2
-    assert samples['tpquiz_interaction_latency_seconds_count{kind="answer"}'] == 2
-    assert samples['tpquiz_interaction_latency_seconds_sum{kind="answer"}'] == pytest.approx(4.2)
-    assert samples['tpquiz_db_write_seconds_bucket{le="0.0025"}'] == 0
-    assert samples['tpquiz_db_write_seconds_bucket{le="0.005"}'] == 1
-    assert samples["tpquiz_db_write_seconds_count"] == 1
-    assert "# TYPE tpquiz_interaction_latency_seconds histogram" in text
-    assert "# TYPE tpquiz_answers_recorded_total counter" in text
-    assert samples["process_start_time_seconds"] > 1e9
+    families = _families(text)
+    types = {name: family.type for name, family in families.items()}
+    assert types["tpquiz_answers_recorded"] == "counter"
+    assert types["tpquiz_daily_posts"] == "counter"
+    assert types["tpquiz_interaction_latency_seconds"] == "histogram"
+    assert types["tpquiz_db_write_seconds"] == "histogram"
+    assert types["tpquiz_guilds"] == types["tpquiz_gateway_latency_seconds"] == "gauge"
+
+    answers = families["tpquiz_answers_recorded"]
+    assert _sample(answers, "tpquiz_answers_recorded_total", outcome="correct") == 2
+    assert _sample(answers, "tpquiz_answers_recorded_total", outcome="wrong") == 1
+    assert _sample(answers, "tpquiz_answers_recorded_total", outcome="duplicate") == 1
+    daily = families["tpquiz_daily_posts"]
+    assert _sample(daily, "tpquiz_daily_posts_total", result="sent") == 1
+    assert _sample(daily, "tpquiz_daily_posts_total", result="failed") == 1
+
+    latency = families["tpquiz_interaction_latency_seconds"]
+    bucket = "tpquiz_interaction_latency_seconds_bucket"
+    assert _sample(latency, bucket, kind="answer", le="0.25") == 1
+    assert _sample(latency, bucket, kind="answer", le="3.0") == 1
+    assert _sample(latency, bucket, kind="answer", le="+Inf") == 2
+    assert _sample(latency, "tpquiz_interaction_latency_seconds_count", kind="answer") == 2
+    assert _sample(
+        latency, "tpquiz_interaction_latency_seconds_sum", kind="answer"
+    ) == pytest.approx(4.2)
+    writes = families["tpquiz_db_write_seconds"]
+    assert _sample(writes, "tpquiz_db_write_seconds_bucket", le="0.0025") == 0
+    assert _sample(writes, "tpquiz_db_write_seconds_bucket", le="0.005") == 1
+    assert _sample(writes, "tpquiz_db_write_seconds_count") == 1
+    assert _sample(families["tpquiz_guilds"], "tpquiz_guilds") == 3
+    gateway = families["tpquiz_gateway_latency_seconds"]
+    assert math.isnan(_sample(gateway, "tpquiz_gateway_latency_seconds"))
+    # Without created timestamps, every family holds exactly the series it held before.
+    assert not any(name.endswith("_created") for name in families)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process metrics need /proc")
+def test_the_process_metrics_come_with_it() -> None:
+    families = _families(Metrics().render())
+    for name, kind in {
+        "process_resident_memory_bytes": "gauge",
+        "process_virtual_memory_bytes": "gauge",
+        "process_cpu_seconds": "counter",
+        "process_open_fds": "gauge",
+        "process_max_fds": "gauge",
+        "process_start_time_seconds": "gauge",
+        "python_info": "gauge",
+    }.items():
+        assert families[name].type == kind, name
+    assert _sample(families["process_resident_memory_bytes"], "process_resident_memory_bytes") > 0
+    assert _sample(families["process_open_fds"], "process_open_fds") >= 3  # stdin/out/err
+    assert _sample(families["process_start_time_seconds"], "process_start_time_seconds") > 1e9
 
 
 def test_a_fresh_registry_already_exposes_zero_series() -> None:
-    samples = _samples(Metrics().render())
-    assert samples['tpquiz_daily_posts_total{result="failed"}'] == 0
-    assert samples["tpquiz_db_write_seconds_count"] == 0
-    assert samples["tpquiz_guilds"] == 0
+    families = _families(Metrics().render())
+    assert _sample(families["tpquiz_daily_posts"], "tpquiz_daily_posts_total", result="failed") == 0
+    for outcome in ("correct", "wrong", "duplicate"):
+        answers = families["tpquiz_answers_recorded"]
+        assert _sample(answers, "tpquiz_answers_recorded_total", outcome=outcome) == 0
+    assert _sample(families["tpquiz_db_write_seconds"], "tpquiz_db_write_seconds_count") == 0
+    assert _sample(families["tpquiz_guilds"], "tpquiz_guilds") == 0
 
 
-def test_label_values_are_escaped_and_label_names_checked() -> None:
-    counter = Counter("x_total", "help with \\ and\nnewline", ("name",))
-    counter.inc(name='a "quoted"\\path\n')
-    lines = counter.render()
-    assert lines[0] == "# HELP x_total help with \\\\ and\\nnewline"
-    assert lines[2] == 'x_total{name="a \\"quoted\\"\\\\path\\n"} 1'
-    with pytest.raises(ValueError, match="takes labels"):
-        counter.inc(other="y")
-    with pytest.raises(ValueError, match="only goes up"):
-        counter.inc(-1, name="a")
-    with pytest.raises(ValueError, match="increasing"):
-        Histogram("h", "h", buckets=(1.0, 0.5))
+def test_each_bot_has_a_registry_of_its_own() -> None:
+    first, second = Metrics(), Metrics()  # the default registry would refuse the second
+    first.answer_recorded(correct=True)
+    assert first.value("tpquiz_answers_recorded_total", outcome="correct") == 1
+    assert second.value("tpquiz_answers_recorded_total", outcome="correct") == 0
+    assert first.registry is not second.registry
+
+
+async def test_a_scraper_that_asks_for_openmetrics_or_gzip_gets_it() -> None:
+    metrics = Metrics()
+    metrics.answer_recorded(correct=False)
+    async with serve_metrics(metrics, "127.0.0.1", 0) as server:
+        assert server is not None
+        _, content_type, text = await _scrape(
+            server.port, Accept="application/openmetrics-text; version=1.0.0"
+        )
+        assert content_type.startswith("application/openmetrics-text; version=1.0.0")
+        assert text.endswith("# EOF\n")
+        _, zipped_type, zipped = await _scrape(server.port, **{"Accept-Encoding": "gzip"})
+    assert zipped_type == f"{CONTENT_TYPE}|gzip"
+    answers = _families(zipped)["tpquiz_answers_recorded"]
+    assert _sample(answers, "tpquiz_answers_recorded_total", outcome="wrong") == 1
 
 
 async def test_the_server_is_off_without_a_port() -> None:
@@ -110,9 +163,7 @@ async def test_the_server_binds_where_told(tmp_path: Path) -> None:
     server = MetricsServer(Metrics(), "127.0.0.1", 0)
     await server.start()
     try:
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{server.port}/metrics") as resp:
-                assert resp.status == 200
+        assert (await _scrape(server.port))[0] == 200
     finally:
         await server.close()
 
@@ -129,7 +180,7 @@ async def test_the_bot_times_every_committed_database_write(tmp_path: Path) -> N
         before = storage.db.last_write_at
         await storage.meta.set("k", "v")
         await storage.meta.set("k", "w")
-        assert bot.metrics.db_write_seconds.count() == 2
+        assert bot.metrics.value("tpquiz_db_write_seconds_count") == 2
         assert storage.db.last_write_at is not None and storage.db.last_write_at != before
     finally:
         await bot.close()

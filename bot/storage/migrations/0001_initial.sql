@@ -1,4 +1,10 @@
--- Core schema: posts, answers, per-member summaries, personal test runs, settings.
+-- 0001: Core schema
+-- Why: the first release: a server's posts and every member's answers, with the member
+--   summaries a leaderboard reads, personal test runs and per-server settings.
+-- Changes: creates guild_settings, posts, test_runs, answers (one answer per member per
+--   post, only the first answer to a question scores), members and meta, with their
+--   indexes.
+--
 -- Times are integer Unix milliseconds UTC.
 
 CREATE TABLE guild_settings (

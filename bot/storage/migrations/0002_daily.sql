@@ -1,3 +1,9 @@
+-- 0002: Daily questions
+-- Why: issue #3: each server can have one question posted every day at its own local
+--   time, with members' daily streaks.
+-- Changes: creates daily_settings, daily_slots (one slot per server and local day) and
+--   daily_streaks; adds posts.daily_date and an index of open daily posts.
+--
 -- Daily question posts (issue #3): each server's schedule, one slot per server and local
 -- day, and members' daily streaks. Dates are local to the server: 'YYYY-MM-DD' text,
 -- which sorts like the dates. Times are integer Unix milliseconds UTC.

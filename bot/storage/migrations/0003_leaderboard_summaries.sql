@@ -1,3 +1,9 @@
+-- 0003: Leaderboard summaries
+-- Why: issue #5: week, month and rank queries read small summaries instead of
+--   aggregating every answer of a large server.
+-- Changes: creates member_periods and score_counts and fills both from the existing
+--   answers and members (INSERT ... SELECT), so an upgraded file ranks as before.
+--
 -- Leaderboards at scale (issue #5). Two summaries, both kept up to date by
 -- AnswerStore.record in the click's own transaction, so that a leaderboard never
 -- aggregates answers or counts a whole server:

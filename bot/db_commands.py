@@ -1,0 +1,184 @@
+"""`tpquiz db status` and `tpquiz db upgrade [--dry-run]`: the database's schema by hand.
+
+The bot migrates its database when it starts, so neither command is needed to run it.
+They are for the operator who wants to know before an upgrade what it will do (status:
+which migrations are pending; --dry-run: the SQL itself, each migration with what it
+changes and why), or to migrate at a chosen moment, e.g. right after `tpquiz backup`.
+
+`status` and `--dry-run` never change the file, never create it, and are safe beside a
+running bot. `upgrade` takes the run lock as `tpquiz run` does, so it never migrates
+under a running bot, and refuses the same files `tpquiz run` refuses (a schema newer than
+this tpquiz, a file that is not tpquiz's, a database deleted beside an earlier run's
+lock) with the same sentences (bot.storage.problems). Exit status: 0 done, 1 the database
+cannot be used or upgraded, 2 a setting is wrong, as in bot/ops_commands.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from bot.config import ConfigError, Settings
+from bot.storage import problems
+
+__all__ = ["cmd_status", "cmd_upgrade", "register"]
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    if args.env_file is None:
+        return Settings.from_env()
+    return Settings.from_env(env_file=Path(args.env_file), env_file_required=True)
+
+
+def _db_path(args: argparse.Namespace) -> Path:
+    path = _settings(args).db_path
+    if str(path) == ":memory:":
+        raise ConfigError(problems.in_memory())
+    return path
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    return f"{size / 1024:.0f} KiB" if size < 10 * 2**20 else f"{size / 2**20:.1f} MiB"
+
+
+def _guarded(command: str, err: TextIO, work: Callable[[], int]) -> int:
+    """Run `work`; its refusals become one line on `err` and the exit status."""
+    from bot.runlock import RunLockHeld
+
+    try:
+        return work()
+    except ConfigError as exc:
+        err.write(f"tpquiz db {command}: {exc}\n")
+        return 2
+    except RunLockHeld as exc:
+        err.write(f"tpquiz db {command}: {exc.refusal}\n")
+        return 1
+    except problems.DatabaseUnusable as exc:
+        err.write(f"tpquiz db {command}: {exc}\n")
+        return 1
+
+
+def cmd_status(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Print file, size, schema, pending migrations and rows per table; change nothing."""
+    return _guarded("status", err, lambda: _print_status(_db_path(args), out, err))
+
+
+def _print_status(path: Path, out: TextIO, err: TextIO) -> int:
+    from bot.storage.schema import read_status
+
+    status = read_status(path)
+    wal = f" (+ {_size(status.wal_size)} in {status.path.name}-wal)" if status.wal_size else ""
+    running = {None: "no", 0: "yes"}.get(status.running, f"yes (pid {status.running})")
+    out.write(f"file: {status.path.absolute()}\n")
+    out.write(f"size: {_size(status.size)}{wal}\n")
+    out.write(f"bot running on it: {running}\n")
+    out.write(f"schema: {status.version} (this tpquiz knows {status.newest})\n")
+    if status.pending:
+        out.write(f"pending migrations: {len(status.pending)} (tpquiz db upgrade applies them)\n")
+        for m in status.pending:
+            out.write(f"  {m.name}: {m.title}\n")
+    else:
+        out.write("pending migrations: none\n")
+    out.write("rows:\n")
+    width = max((len(t) for t in status.rows), default=0)
+    for table, count in status.rows.items():
+        out.write(f"  {table:<{width}}  {count:>10}\n")
+    if status.too_new:
+        err.write(f"tpquiz db status: {status.too_new}\n")
+        return 1
+    return 0
+
+
+def _dry_run(path: Path, out: TextIO) -> None:
+    """Print the SQL an upgrade would run; raise DatabaseUnusable as `upgrade` would."""
+    from bot.storage.preflight import run_problem
+    from bot.storage.schema import bundled, read_status, upgrade_script
+
+    if not path.exists():
+        problem = run_problem(path)  # a database deleted beside a lock, a closed directory
+        if problem:
+            raise problems.DatabaseUnusable(problem)
+        out.write(f"-- no database at {path} yet: tpquiz db upgrade would create it\n\n")
+        out.write(upgrade_script(bundled()))
+        return
+    status = read_status(path)
+    if status.too_new:
+        raise problems.DatabaseUnusable(status.too_new)
+    if not status.pending:
+        out.write(f"-- {path} is at schema {status.version}, the newest: nothing to run\n")
+        return
+    out.write(f"-- {path}: schema {status.version} -> {status.newest}\n\n")
+    out.write(upgrade_script(status.pending))
+
+
+def _upgrade(path: Path, out: TextIO) -> None:
+    """Apply the pending migrations under the run lock (as `tpquiz run` does at start)."""
+    from bot.runlock import START_WAIT_SECONDS, hold_run_lock
+    from bot.storage.db import Database
+    from bot.storage.preflight import run_problem
+    from bot.storage.schema import bundled, read_status
+
+    problem = run_problem(path)
+    if problem:
+        raise problems.DatabaseUnusable(problem)
+    with hold_run_lock(path, wait=START_WAIT_SECONDS):
+        before = read_status(path).version if path.exists() else 0
+
+        async def migrate() -> int:
+            db = await Database.open(path)
+            try:
+                return await db.schema_version()
+            finally:
+                await db.close()
+
+        after = asyncio.run(migrate())
+    applied = [m for m in bundled() if before < m.version <= after]
+    for m in applied:
+        out.write(f"db upgrade: applied {m.name} (schema {m.version}): {m.title}\n")
+    if not applied:
+        out.write(f"db upgrade: {path} is at schema {after}, the newest: nothing to do\n")
+    else:
+        out.write(f"db upgrade: {path} is now at schema {after}\n")
+
+
+def cmd_upgrade(
+    args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
+    """Print (--dry-run) or apply the pending migrations."""
+
+    def work() -> int:
+        (_dry_run if args.dry_run else _upgrade)(_db_path(args), out)
+        return 0
+
+    return _guarded("upgrade", err, work)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `db status` and `db upgrade` to the `tpquiz` command."""
+    db = sub.add_parser("db", help="the database's schema: status, upgrade")
+    commands = db.add_subparsers(dest="db_command", required=True)
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser = commands.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument(
+            "--env-file", metavar="PATH", help="read settings from this file (as for doctor)"
+        )
+        return parser
+
+    status = add(
+        "status", "file, size, schema version, pending migrations, rows per table (read-only)"
+    )
+    status.set_defaults(func=cmd_status)
+    upgrade = add("upgrade", "apply pending migrations (the bot must be stopped)")
+    upgrade.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the SQL each pending migration would run; change nothing",
+    )
+    upgrade.set_defaults(func=cmd_upgrade)

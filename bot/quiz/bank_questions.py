@@ -19,10 +19,10 @@ from bot.quiz.clues import clues
 from bot.quiz.glossary import PINNED_TURKISH, ruled_out_in
 from bot.quiz.model import (
     LANGS,
-    STARTING_TAG,
     MAX_EXPLANATION,
     MAX_QUESTION_TEXT,
     MAX_SOURCE,
+    STARTING_TAG,
     TOPICS,
     Question,
     Text,
@@ -71,10 +71,13 @@ def _walk(item: Map, field: str) -> tuple[object, int]:
         if match.group(1) is not None:
             assert isinstance(node, Seq)
             index = int(match.group(1))
-            node, line = node[index], node.item_lines[index]
+            line = node.item_lines[index]
+            node = node[index]
         else:
             assert isinstance(node, Map)
-            node, line = node[match.group(0)], node.key_lines[match.group(0)]
+            key = match.group(0)
+            line = node.key_lines[key]
+            node = node[key]
     return node, line
 
 
@@ -144,8 +147,8 @@ class QuestionChecker(ChoiceChecker):
             return
         raw_id = item.get("id")
         if isinstance(raw_id, str) and raw_id.strip():
-            qid = raw_id.strip()
-            self._qid = qid if len(qid) <= 60 else qid[:60] + "..."
+            shown_id = raw_id.strip()
+            self._qid = shown_id if len(shown_id) <= 60 else shown_id[:60] + "..."
         before = len(self.problems)
 
         self._duplicate_keys(item, "")
@@ -304,8 +307,7 @@ class QuestionChecker(ChoiceChecker):
             self.add(
                 line,
                 "tags",
-                f"must be a list of short lowercase words, e.g. [starting], "
-                f"got {type_name(value)}",
+                f"must be a list of short lowercase words, e.g. [starting], got {type_name(value)}",
             )
             return None
         tags: set[str] = set()

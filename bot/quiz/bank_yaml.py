@@ -26,7 +26,7 @@ try:  # libyaml's parser is ~10x faster; the checks are the same either way
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
-__all__ = ["MAX_DEPTH", "HugeInt", "Map", "Seq", "YamlProblem", "read_yaml"]
+__all__ = ["MAX_DEPTH", "HugeInt", "Map", "Seq", "YamlProblem", "control_character", "read_yaml"]
 
 #: A question file needs five levels (list, question, choices, choice, text); anything
 #: far deeper is a mistake, and deep enough nesting exhausts Python's recursion limit.
@@ -141,7 +141,8 @@ def _too_deep(root: yaml.Node) -> yaml.Node | None:
     return None
 
 
-def _control_character(source: str) -> YamlProblem | None:
+def control_character(source: str) -> YamlProblem | None:
+    """The first character YAML refuses, at its real line (PyYAML gives a byte offset)."""
     match = yaml.reader.Reader.NON_PRINTABLE.search(source)
     if match is None:
         return None
@@ -155,7 +156,7 @@ def _control_character(source: str) -> YamlProblem | None:
 
 def read_yaml(source: str) -> Any:
     """The document in `source` with line-tracking mappings and lists; YamlProblem if unreadable."""
-    control = _control_character(source)
+    control = control_character(source)
     if control is not None:
         raise control
     loader = _LineLoader(source)
@@ -183,9 +184,7 @@ def _describe(exc: yaml.YAMLError) -> tuple[int, str]:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = mark.line + 1 if mark is not None else 1
     what = " ".join(
-        str(part)
-        for part in (getattr(exc, "context", None), getattr(exc, "problem", None))
-        if part
+        str(part) for part in (getattr(exc, "context", None), getattr(exc, "problem", None)) if part
     ) or " ".join(str(exc).split())
     return line, (
         f"YAML syntax error: {what[:200]}; fix the YAML (check indentation, and quote strings "

@@ -349,11 +349,13 @@ class QuestionChecker(ChoiceChecker):
         """Report stems that are (almost) the same question written twice.
 
         Normalised stems are compared per language, so a question translated twice
-        into one language is caught even if the other language differs.
+        into one language is caught even if the other language differs. Each stem is
+        reported once, naming one earlier look-alike: enough to merge or reword it, and
+        bounded on a bank of many copies.
         """
         for lang in LANGS:
             texts = [ref.normalised[lang] for ref in self._stems]
-            for i, j, ratio in near_duplicate_pairs(texts):
+            for i, j, ratio in near_duplicate_pairs(texts, first_only=True):
                 first, second = self._stems[i], self._stems[j]
                 self.problems.append(
                     Problem(

@@ -12,7 +12,8 @@ stems took 119 s). So candidates come from MinHash with locality-sensitive bandi
   costs O(length), not O(length x hashes);
 * the sketch is cut into `_BANDS` bands of `_ROWS` bins; stems sharing a whole band
   are candidates (Jaccard s is caught with probability 1 - (1 - s^ROWS)^BANDS:
-  0.999 at s = 0.7, 0.99 at s = 0.6);
+  0.9986 at s = 0.7, 0.964 at s = 0.6, 0.25 at s = 0.33, so stems sharing a third of
+  their trigrams are mostly not compared at all);
 * candidates pass the exact length and shared-trigram bounds, then SequenceMatcher.
 
 A stem pair at ratio >= 0.9 differs in at most a tenth of its characters, which leaves
@@ -41,7 +42,7 @@ __all__ = [
 #: Two stems at least this similar (after `normalise`) are reported as near-duplicates.
 NEAR_DUPLICATE_RATIO = 0.9
 
-_ROWS = 3
+_ROWS = 4
 _BANDS = 24
 _BINS = _ROWS * _BANDS
 _EMPTY = -1
@@ -99,41 +100,48 @@ def _sketch(text: str) -> list[int]:
     return out
 
 
-def _candidates(texts: Sequence[str]) -> set[tuple[int, int]]:
+def _candidates(texts: Sequence[str]) -> dict[int, collections.Counter[int]]:
+    """For each stem j, the earlier stems sharing a band with it, counted by bands shared."""
     buckets: dict[tuple[int, ...], list[int]] = collections.defaultdict(list)
-    pairs: set[tuple[int, int]] = set()
+    found: dict[int, collections.Counter[int]] = collections.defaultdict(collections.Counter)
     short: list[int] = []
     for j, text in enumerate(texts):
+        mine = found[j]
+        mine.update(short)
         if len(text) < 3:  # no trigram at all: compare with everything (rare)
-            pairs.update((i, j) for i in range(j))
-            pairs.update((i, j) for i in short)
+            mine.update(range(j))
             short.append(j)
             continue
-        pairs.update((i, j) for i in short)
         sketch = _sketch(text)
         for band in range(_BANDS):
             key = (band, *sketch[band * _ROWS : (band + 1) * _ROWS])
             members = buckets[key]
-            pairs.update((i, j) for i in members)
+            mine.update(members)
             members.append(j)
-    return pairs
+    return found
 
 
 def near_duplicate_pairs(
-    texts: Sequence[str], threshold: float = NEAR_DUPLICATE_RATIO
+    texts: Sequence[str], threshold: float = NEAR_DUPLICATE_RATIO, *, first_only: bool = False
 ) -> Iterator[tuple[int, int, float]]:
     """(i, j, ratio) with i < j for pairs whose SequenceMatcher ratio >= threshold.
 
     Sorted by (j, i). Candidates come from MinHash banding (see the module docstring),
-    so the cost grows with the number of stems and the number of look-alike pairs, not
-    with the number of all pairs.
+    so the cost grows with the number of stems and of look-alike pairs, not with the
+    number of all pairs. With `first_only`, each stem yields at most one earlier match,
+    the likeliest tried first (most bands shared): what the loader reports, and what
+    keeps a bank of many copies of one question linear in its size.
     """
     grams: dict[int, frozenset[tuple[str, int]]] = {}
     slope = 2.5 * threshold - 2
-    for i, j in sorted(_candidates(texts), key=lambda p: (p[1], p[0])):
-        ratio = _verified(texts, grams, i, j, threshold, slope)
-        if ratio is not None:
-            yield i, j, ratio
+    for j, counts in sorted(_candidates(texts).items()):
+        order = sorted(counts, key=lambda i: (-counts[i], i)) if first_only else sorted(counts)
+        for i in order:
+            ratio = _verified(texts, grams, i, j, threshold, slope)
+            if ratio is not None:
+                yield i, j, ratio
+                if first_only:
+                    break
 
 
 def _verified(
@@ -160,8 +168,12 @@ def _verified(
     if len(grams[i] & grams[j]) < slope * total - 2:
         return None
     # Autojunk is off: with spaces removed every letter of a long stem is "popular" and
-    # would be ignored, making unrelated stems look alike.
-    ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    # would be ignored, making unrelated stems look alike. quick_ratio (shared letters,
+    # linear) bounds ratio from above and is much cheaper.
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.quick_ratio() < threshold:
+        return None
+    ratio = matcher.ratio()
     return ratio if ratio >= threshold else None
 
 

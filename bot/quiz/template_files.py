@@ -299,8 +299,9 @@ def read_file(path: Path, draws: int = CHECK_DRAWS) -> tuple[list[Template], lis
         return [], [Problem(file, line, "-", "-", f"not valid YAML: {what}")]
     except RecursionError:
         return [], [Problem(file, 1, "-", "-", "the YAML is nested too deeply to read")]
-    except ValueError as exc:  # an integer of thousands of digits
-        return [], [Problem(file, 1, "-", "-", f"a value cannot be read: {str(exc)[:120]}")]
+    except ValueError:  # Python refuses to convert an integer of over 4,300 digits
+        message = "holds an integer of more than 4,300 digits; a template's numbers are short"
+        return [], [Problem(file, 1, "-", "-", message)]
     if not isinstance(data, list):
         return [], [Problem(file, 1, "-", "-", "a template file is a list of templates")]
     templates, problems = [], []

@@ -158,3 +158,26 @@ def test_a_very_long_unknown_key_is_shown_bounded() -> None:
     (message,) = problems_of(body)
     assert len(message) < 400
     assert message.startswith("q.yaml:3: q-1: " + "k" * 40 + ": unknown key 'kkkk")
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "message"),
+    [
+        ("pipe.yaml", lambda p: os.mkfifo(p),
+         "is a FIFO (named pipe), not a question file; name a regular *.yaml file or a directory"),
+        ("ctrl.yaml", lambda p: p.write_text("- id: t\x07\n"),
+         "YAML cannot hold the control character U+0007 on this line; delete it, or write it "
+         'as an escape inside double quotes (e.g. "\\a")'),
+        ("huge.yaml", lambda p: p.write_text("- id: " + "9" * 5000 + "\n"),
+         "holds an integer of more than 4,300 digits; a template's numbers are short"),
+    ],
+)  # fmt: skip
+def test_template_files_get_the_same_care(name: str, make: object, message: str) -> None:
+    """questions/templates/ is read beside the bank: same FIFO, control-character and
+    huge-integer cases, same sentences."""
+    from bot.quiz.template_files import check_templates
+
+    Path("bank/templates").mkdir(parents=True)
+    make(Path("bank/templates") / name)  # type: ignore[operator]
+    _, problems = check_templates(["bank"])
+    assert [str(p) for p in problems] == [f"bank/templates/{name}:1: -: -: {message}"]

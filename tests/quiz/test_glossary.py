@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.glossary import PINNED_TURKISH, load_terms, render_table, ruled_out_in
-from bot.quiz.loader import bundled_question_files, check_files
+from bot.quiz.loader import bundled_question_files, check_files, load_bank
 from tests.quiz.test_loader import _question
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"
@@ -98,3 +98,10 @@ def test_the_original_turkish_of_start_01_to_06_is_exempt(
 def test_the_bundled_bank_passes_the_glossary() -> None:
     _, problems = check_files(bundled_question_files())
     assert problems == []
+
+
+def test_the_exemption_is_what_lets_the_pinned_originals_pass() -> None:
+    """start-01's "Optimize edici" and start-04's "Dikkat mekanizması" are ruled out forms."""
+    bank = load_bank()
+    assert ruled_out_in(bank["start-01"].choices[3].text.tr)
+    assert ruled_out_in(bank["start-04"].text.tr)

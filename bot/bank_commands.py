@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.files import UnsafeTarget, check_target, write_atomic_text
+from bot.quiz.bank_stats import balance, format_balance
 from bot.quiz.importers import (
     ImportProblems,
     SourceError,
@@ -29,7 +30,7 @@ from bot.quiz.importers import (
     import_gift,
     read_source,
 )
-from bot.quiz.loader import Problem, check_files, expand_paths
+from bot.quiz.loader import Problem, inspect_files
 from bot.quiz.loader import bundled_question_files as _bundled
 from bot.quiz.model import LANGS, TOPICS, Bank
 from bot.quiz.template_files import check_templates, format_template_counts
@@ -47,9 +48,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Check question YAML files the way the bot does at start-up and report every "
             "problem as 'file:line: question-id: field: message'. Exit status 1 if any "
-            "problem, else print counts per topic, difficulty and language. With no PATH, "
-            "check the bundled bank (questions/*.yaml)."
+            "problem, else print counts per topic, difficulty and language. Warnings (choices "
+            "that hint at the key) are listed as 'file:line: id: field: warning: ...' and do "
+            "not change the exit status. With no PATH, check the bundled bank "
+            "(questions/*.yaml)."
         ),
+    )
+    validate.add_argument(
+        "--stats",
+        action="store_true",
+        help="also print the choice-balance figures per language, with their targets",
     )
     validate.add_argument(
         "paths",
@@ -107,9 +115,12 @@ def run_validate(args: argparse.Namespace) -> int:
     """Exit 0 and print statistics if the files are a valid bank, else list problems, 1."""
     stdout, stderr = _streams(args)
     paths: list[str | Path] = list(args.paths) if args.paths else list(_bundled())
-    bank, problems = check_files(paths)
+    report = inspect_files(paths)
+    bank = report.bank
     templates, template_problems = check_templates(paths, bank)
-    problems = [*problems, *template_problems]
+    problems = [*report.problems, *template_problems]
+    for warning in report.warnings:
+        stderr.write(f"{_as_warning(warning)}\n")
     if bank is None or template_problems:
         _write_problems(problems, stderr)
         files = {p.file for p in problems}
@@ -118,9 +129,24 @@ def run_validate(args: argparse.Namespace) -> int:
             f"in {len(files)} file{'s' if len(files) != 1 else ''}\n"
         )
         return 1
-    stdout.write(format_counts(bank, len(expand_paths(paths))))
+    stdout.write(format_counts(bank, report.file_count))
     stdout.write(format_template_counts(templates))
+    if getattr(args, "stats", False):
+        stdout.write(format_balance(balance(bank)))
     return 0
+
+
+def _as_warning(problem: Problem) -> str:
+    """A warning in the problems' format, marked so that editors and CI tell them apart."""
+    return str(
+        Problem(
+            problem.file,
+            problem.line,
+            problem.question_id,
+            problem.field,
+            f"warning: {problem.message}",
+        )
+    )
 
 
 def format_counts(bank: Bank, file_count: int) -> str:

@@ -20,8 +20,9 @@ from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
+from bot.quiz.model import Bank
 from bot.quiz.periods import PERIODS, period_start
-from bot.quiz.template_files import load_templates
+from bot.quiz.template_files import TemplateSet, load_templates
 from bot.runlock import RunLockHeld
 from bot.startup import StartupError
 from bot.storage import problems
@@ -39,7 +40,12 @@ def apply_endpoints(settings: Settings) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
 
 
-async def run_bot(settings: Settings, token: str) -> None:
+async def run_bot(settings: Settings, token: str, bank: Bank, templates: TemplateSet) -> None:
+    """Run the bot on the bank and templates `cmd_run` already loaded and checked.
+
+    They are passed in rather than loaded here so that the bank is read and checked once
+    (the near-duplicate check on a large bank is the slow part of start-up).
+    """
     from bot.client import TPQuizBot  # imported here so `validate` needs no discord set-up
     from bot.health import probe_heartbeat
     from bot.logs import setup_logging
@@ -49,8 +55,6 @@ async def run_bot(settings: Settings, token: str) -> None:
     from bot.storage import Storage
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
-    bank = load_bank(settings.question_paths or None)
-    templates = load_templates(settings.question_paths or (), bank)
     log.info("question bank: %d questions, %d templates", len(bank), len(templates))
     apply_endpoints(settings)
     # The run lock tells `tpquiz restore` (and a second `tpquiz run`) that we are running.
@@ -97,8 +101,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         if problem:
             raise ConfigError(problem)
-        # Refuse to start on a broken bank or template.
-        load_templates(settings.question_paths or (), load_bank(settings.question_paths or None))
+        # Refuse to start on a broken bank or template; loaded once, here.
+        bank = load_bank(settings.question_paths or None)
+        templates = load_templates(settings.question_paths or (), bank)
     except ConfigError as exc:
         print(f"tpquiz: {exc}", file=sys.stderr)
         return 2
@@ -109,7 +114,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return 1
     try:
-        asyncio.run(run_bot(settings, token))
+        asyncio.run(run_bot(settings, token, bank, templates))
     except discord.LoginFailure:
         print(
             "tpquiz: Discord rejected the token (401): reset it in the Developer Portal and update DISCORD_TOKEN",

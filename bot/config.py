@@ -76,6 +76,23 @@ def _path_setting(text: str) -> Path:
     return Path(os.path.expanduser(text))
 
 
+def question_paths(text: str | None) -> tuple[Path, ...]:
+    """TPQUIZ_QUESTIONS split on the path separator, `~` expanded.
+
+    An empty entry (a leading, trailing or doubled separator) is refused: Python's path
+    of "" is the working directory, so it would silently add whatever YAML sits there.
+    """
+    if not text:
+        return ()
+    parts = text.split(os.pathsep)
+    if any(not part.strip() for part in parts):
+        raise ConfigError(
+            f"TPQUIZ_QUESTIONS has an empty entry (a leading, trailing or doubled "
+            f"{os.pathsep!r}); remove it, or write '.' for the working directory"
+        )
+    return tuple(_path_setting(part) for part in parts)
+
+
 def read_env_file(path: Path, *, required: bool) -> dict[str, str]:
     """The settings in a `.env` file; ConfigError (one line) when it cannot be used.
 
@@ -226,7 +243,7 @@ class Settings:
         return cls(
             token=get("DISCORD_TOKEN"),
             db_path=_path_setting(get("TPQUIZ_DB") or str(DEFAULT_DB)),
-            question_paths=tuple(Path(p) for p in questions.split(os.pathsep)) if questions else (),
+            question_paths=question_paths(questions),
             sync_guilds=sync_guilds,
             api_base=get("DISCORD_API_BASE"),
             gateway_url=get("DISCORD_GATEWAY_URL"),

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from .bank_files import read_question_file
+from .bank_yaml import control_character
 from .expressions import Expression, ExpressionError, parse
 from .loader import BankError, Problem, bundled_question_files
 from .model import MAX_SOURCE, TOPICS, Bank, Text
@@ -281,14 +283,25 @@ def check_draws(template: Template, draws: int = CHECK_DRAWS) -> str | None:
 def read_file(path: Path, draws: int = CHECK_DRAWS) -> tuple[list[Template], list[Problem]]:
     """The templates of one file, and every problem found in it."""
     file = str(path)
+    # Read as question files are: regular files of bounded size only, no FIFO or device.
+    source = read_question_file(path)
+    if isinstance(source, Problem):
+        return [], [Problem(file, source.line, "-", "-", source.message)]
+    control = control_character(source)
+    if control is not None:
+        return [], [Problem(file, control.line, "-", "-", control.message)]
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [Problem(file, 1, "-", "-", f"cannot read the file ({exc})")]
+        data = yaml.load(source, Loader=_LineLoader)  # noqa: S506
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        return [], [Problem(file, line, "-", "-", f"not valid YAML: {exc}")]
+        what = " ".join(str(exc).split())[:300]
+        return [], [Problem(file, line, "-", "-", f"not valid YAML: {what}")]
+    except RecursionError:
+        return [], [Problem(file, 1, "-", "-", "the YAML is nested too deeply to read")]
+    except ValueError:  # Python refuses to convert an integer of over 4,300 digits
+        message = "holds an integer of more than 4,300 digits; a template's numbers are short"
+        return [], [Problem(file, 1, "-", "-", message)]
     if not isinstance(data, list):
         return [], [Problem(file, 1, "-", "-", "a template file is a list of templates")]
     templates, problems = [], []

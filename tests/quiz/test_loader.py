@@ -122,7 +122,7 @@ def _question(
     qid: str = "q-1",
     tr: str = "Tensör paralelliği neyi böler?",
     en: str = "What does tensor parallelism split?",
-    choice_tr: str = "Veriyi",
+    choice_tr: str = "Verileri",
     choice_en: str = "The data",
 ) -> str:
     return QUESTION.format(id=qid, tr=tr, en=en, choice_tr=choice_tr, choice_en=choice_en)
@@ -321,7 +321,7 @@ def test_different_stems_are_not_near_duplicates(tmp_path: Path) -> None:
     ("tr", "en", "flagged"),
     [
         ("Hepsi", "Both", "tr"),
-        ("Hiçbiri doğru değil", "Neither", None),  # a sentence, not the catch-all phrase
+        ("Hiçbiri doğru değil", "Neither one", None),  # a sentence, not the catch-all phrase
         ("HİÇBİRİ.", "Neither", "tr"),
         ("Hepsi doğru", "Neither", "tr"),
         ("Yukarıdakilerin Hiçbiri", "Neither", "tr"),

@@ -15,7 +15,6 @@ from __future__ import annotations
 import difflib
 import random
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -350,8 +349,8 @@ def test_normalise_folds_case_accents_dotless_i_and_punctuation() -> None:
     assert normalise("All-reduce, twice?") == "allreducetwice"
 
 
-def test_near_duplicate_check_stays_fast_on_a_large_bank(tmp_path: Path) -> None:
-    """400 distinct stems (several times the planned bank) validate in seconds."""
+def test_a_large_bank_of_distinct_stems_has_no_near_duplicates(tmp_path: Path) -> None:
+    """400 distinct stems give no false near-duplicate (speed is bench.near_duplicates' job)."""
     rng = random.Random(0)
     vocabulary = [
         "".join(rng.choices("abcdefghijklmnoprstuvyz", k=rng.randint(2, 9))) for _ in range(300)
@@ -362,10 +361,8 @@ def test_near_duplicate_check_stays_fast_on_a_large_bank(tmp_path: Path) -> None
         tr = " ".join(rng.choices(vocabulary, k=30))
         body.append(_question(qid=f"q-{i}", en=en, tr=tr))
     path = _write(tmp_path, "".join(body))
-    start = time.perf_counter()
     bank, problems = check_files([path])
     assert problems == [] and bank is not None and len(bank) == 400
-    assert time.perf_counter() - start < 20
 
 
 # --------------------------------------------------------------------------- paths

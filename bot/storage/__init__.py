@@ -9,6 +9,7 @@ from .daily import DailyStore
 from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
 from .posts import Post, PostStore
+from .privacy import PrivacyStore
 from .standings import MemberStats, RankedScore, Standings
 from .test_runs import TestRun, TestRunStore
 
@@ -25,6 +26,7 @@ class Storage:
         self.guilds = GuildSettingsStore(db)
         self.meta = MetaStore(db)
         self.daily = DailyStore(db)
+        self.privacy = PrivacyStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:

@@ -329,6 +329,25 @@ class Database:
             self._committed(started)
             return result
 
+    async def run_read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work(connection)` in one read transaction on the database thread.
+
+        The reads see one snapshot (an export of a member reads several tables) and work
+        on a read-only connection too, where `run_transaction`'s BEGIN IMMEDIATE fails.
+        Uses aiosqlite's `_execute`, as `run_transaction` does.
+        """
+
+        def read(conn: sqlite3.Connection) -> T:
+            conn.execute("BEGIN")
+            try:
+                return work(conn)
+            finally:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+
+        result: T = await self.conn._execute(read, self.conn._conn)
+        return result
+
 
 def _split_sql(script: str) -> list[str]:
     """Split a migration into statements (our migrations hold no ';' inside literals)."""

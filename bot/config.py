@@ -31,6 +31,8 @@ _HEARTBEAT_INTERVAL = 15.0
 #: of days where seconds were meant), the low ends keep the bot working.
 COUNT_EDIT_INTERVAL_RANGE = (0.5, 3600.0)
 HEALTH_MAX_AGE_RANGE = (2 * _HEARTBEAT_INTERVAL, 7 * 86400.0)
+#: Days a removed server's data is kept: 0 deletes it at the next check, at most ten years.
+GUILD_RETENTION_RANGE = (0, 3650)
 
 # A bot token is three base64url parts joined by dots: the user id, a timestamp, an HMAC.
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -169,6 +171,8 @@ class Settings:
     metrics_port: int | None = None
     #: Address the metrics endpoint binds; loopback unless deliberately exposed.
     metrics_host: str = "127.0.0.1"
+    #: Days a server's data is kept after it removed the bot (docs/privacy.md).
+    guild_retention_days: int = 30
 
     def require_token(self) -> str:
         problem = token_problem(self.token)
@@ -233,6 +237,15 @@ class Settings:
         ):
             raise ConfigError("TPQUIZ_METRICS_PORT must be a TCP port (1-65535), e.g. 9464")
         heartbeat = get("TPQUIZ_HEARTBEAT")
+        retention = get("TPQUIZ_GUILD_RETENTION_DAYS")
+        try:
+            retention_days = int(
+                parse_number(retention, "a number of days", *GUILD_RETENTION_RANGE, integer=True)
+                if retention is not None
+                else 30
+            )
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_GUILD_RETENTION_DAYS {exc}") from None
         for name, schemes, example in (
             ("DISCORD_API_BASE", ("http", "https"), "https://discord.com/api/v10"),
             ("DISCORD_GATEWAY_URL", ("ws", "wss"), "wss://gateway.discord.gg/"),
@@ -254,4 +267,5 @@ class Settings:
             health_max_age=health_max_age,
             metrics_port=int(metrics_port) if metrics_port else None,
             metrics_host=get("TPQUIZ_METRICS_HOST") or "127.0.0.1",
+            guild_retention_days=retention_days,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .answers import AnswerStore
+from .cards import CardStore
 from .daily import DailyStore
 from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
@@ -25,6 +26,7 @@ class Storage:
         self.guilds = GuildSettingsStore(db)
         self.meta = MetaStore(db)
         self.daily = DailyStore(db)
+        self.cards = CardStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:

@@ -71,7 +71,8 @@ async def test_command_sync_body_is_localised_and_not_resent_on_restart(quiz: Qu
         assert len(puts) == 1
         (group,) = [c for c in puts[0].body if c["name"] == "tpquiz"]
         subs = {o["name"]: o for o in group["options"]}
-        assert set(subs) == {"question", "test", "leaderboard", "stats"}
+        assert set(subs) == {"question", "test", "leaderboard", "stats", "review"}
+        assert subs["review"]["name_localizations"]["tr"] == "tekrar"
         assert subs["question"]["name_localizations"]["tr"] == "soru"
         assert subs["leaderboard"]["name_localizations"]["tr"] == "sıralama"
         assert subs["stats"]["name_localizations"]["tr"] == "istatistik"

@@ -1,0 +1,64 @@
+"""The strings of `/tpquiz review` and the stats picture (issue #12), in Turkish and
+English. Kept beside bot/i18n.py, which merges them into its MESSAGES and command
+translations, so that module stays one screenful per feature."""
+
+from __future__ import annotations
+
+from bot.quiz.model import Lang
+
+REVIEW_MESSAGES: dict[str, dict[Lang, str]] = {
+    "review_title": {"tr": "Tekrar", "en": "Review"},
+    "review_intro": {
+        "tr": "Her cevaptan hemen sonra doğrusu ve açıklaması gelir. Bir soruya ilk cevabın"
+        " puan kazanabilir; tekrarlar isabete sayılır.",
+        "en": "Each answer shows the right one and why at once. A first answer to a question"
+        " can earn its point; reviews count for accuracy.",
+    },
+    "review_resumed": {
+        "tr": "Açık tekrar turuna kaldığın yerden devam ediyorsun.",
+        "en": "Continuing your open review round where you left it.",
+    },
+    "review_done": {
+        "tr": "Tekrar bitti: {right}/{total} doğru",
+        "en": "Review finished: {right}/{total} right",
+    },
+    "review_outlook": {
+        "tr": "Yarına kadar {tomorrow} kart, 7 gün içinde {week} kart tekrar zamanına gelecek.",
+        "en": "{tomorrow} cards fall due by tomorrow and {week} in the next 7 days.",
+    },
+    "review_next_due": {
+        "tr": "Sıradaki kart {relative} ({when}) tekrar zamanına gelir.",
+        "en": "The next card falls due {relative} ({when}).",
+    },
+    "review_no_cards": {
+        "tr": "Zamanı gelecek kartın yok.",
+        "en": "You have no cards coming due.",
+    },
+    "review_nothing": {
+        "tr": "Şu an tekrar edilecek kart yok ve çözmediğin yeni soru kalmadı.",
+        "en": "Nothing is due for review now, and there is no new question left for you.",
+    },
+    "review_start_button": {"tr": "Şimdi tekrar et", "en": "Review now"},
+    "unknown_review": {
+        "tr": "Bu tekrar turu bulunamadı. `/tpquiz tekrar` ile yenisini başlat.",
+        "en": "This review round could not be found. Start one with `/tpquiz review`.",
+    },
+    "not_your_review": {
+        "tr": "Bu tekrar turu başkasına ait. Kendi turun için `/tpquiz tekrar` yaz.",
+        "en": "This review round belongs to someone else. Start yours with `/tpquiz review`.",
+    },
+    "stats_due_now": {"tr": "Şimdi tekrar zamanı gelen", "en": "Due now"},
+    "stats_due_week": {"tr": "Bu hafta zamanı gelecek", "en": "Due this week"},
+    "stats_retention": {
+        "tr": "Hatırlama tahmini (FSRS)",
+        "en": "Retention estimate (FSRS)",
+    },
+    "stats_no_cards": {"tr": "henüz kart yok", "en": "no cards yet"},
+}
+
+REVIEW_COMMANDS_TR: dict[str, str] = {
+    "review": "tekrar",
+    "Review your missed questions when they are due (spaced repetition)": (
+        "Kaçırdığın soruları zamanı gelince tekrar et (aralıklı tekrar)"
+    ),
+}

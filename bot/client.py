@@ -37,10 +37,11 @@ SHUTDOWN_GRACE = 10.0
 _INTERACTION_TASKS = ("discord-ui-", "CommandTree-invoker")
 
 #: Every extension the bot loads, in order; a test loads each one.
-# cogs.review joins the tpquiz group of cogs.quiz, so it comes after it.
+# cogs.review and cogs.stats join the tpquiz group of cogs.quiz, so they come after it.
 EXTENSIONS: tuple[str, ...] = (
     "cogs.quiz",
     "cogs.review",
+    "cogs.stats",
     "cogs.health",
     "cogs.daily",
     "cogs.admin",

@@ -54,6 +54,14 @@ REVIEW_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "Retention estimate (FSRS)",
     },
     "stats_no_cards": {"tr": "henüz kart yok", "en": "no cards yet"},
+    # The stats picture (bot/charts.py)
+    "chart_title": {"tr": "{name} — ilerleme", "en": "{name} — progress"},
+    "chart_accuracy": {"tr": "isabet %", "en": "accuracy %"},
+    "chart_weeks": {"tr": "Son 12 hafta", "en": "Last 12 weeks"},
+    "chart_answers": {"tr": "cevap", "en": "answers"},
+    "chart_right": {"tr": "doğru", "en": "right"},
+    "chart_weakest": {"tr": "en zayıf", "en": "weakest"},
+    "chart_no_answers": {"tr": "henüz cevap yok", "en": "no answers yet"},
 }
 
 REVIEW_COMMANDS_TR: dict[str, str] = {

@@ -1,5 +1,8 @@
 """`/tpquiz` commands and the buttons on their messages: glue only.
 
+This cog owns the `tpquiz` group; `/tpquiz review` (cogs/review.py) and `/tpquiz stats`
+(cogs/stats.py) join it from their own modules.
+
 Each handler reads the interaction, calls `bot.service`, and renders the result. The
 buttons are `DynamicItem`s whose custom_id carries all the state a click needs (post id
 and choice, or test run, position and choice), so they keep working after a restart.
@@ -437,28 +440,6 @@ class QuizCog(
     ) -> None:
         chosen = cast(Period, period.value if period else "all")
         await show_leaderboard(interaction, chosen, 0, edit=False)
-
-    @app_commands.command(
-        name=app_commands.locale_str("stats"),
-        description=app_commands.locale_str("Points, accuracy, streaks and weakest topics"),
-    )
-    @app_commands.describe(member=app_commands.locale_str("Whose statistics (default: you)"))
-    @app_commands.rename(member=app_commands.locale_str("member"))
-    async def stats(self, interaction: Interaction, member: discord.Member | None = None) -> None:
-        assert interaction.guild_id is not None
-        lang = user_lang(interaction)
-        target = member or interaction.user
-        try:
-            report = await within_deadline(
-                interaction,
-                self.bot.service.stats(guild_id=interaction.guild_id, user_id=target.id),
-                ephemeral=True,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
-            return
-        name = display_name(target.display_name)
-        await reply(interaction, embed=render.stats_embed(name, report, lang), ephemeral=True)
 
     async def cog_app_command_error(
         self, interaction: Interaction, error: app_commands.AppCommandError

@@ -10,6 +10,7 @@ from .daily import DailyStore
 from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
 from .posts import Post, PostStore
+from .progress import ProgressStore
 from .standings import MemberStats, RankedScore, Standings
 from .test_runs import TestRun, TestRunStore
 
@@ -27,6 +28,7 @@ class Storage:
         self.meta = MetaStore(db)
         self.daily = DailyStore(db)
         self.cards = CardStore(db)
+        self.progress = ProgressStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:

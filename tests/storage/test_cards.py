@@ -180,3 +180,19 @@ async def test_delete_and_export_touch_only_their_member_and_server(storage: Sto
     assert (deleted, bob_left, other_deleted) == (2, 1, 1)
     assert await storage.cards.member_cards(GUILD, ALICE) == {}
     assert list(await storage.cards.member_cards(GUILD, BOB)) == ["mlp-split-01"]
+
+
+async def test_weeks_count_the_members_answers_per_week_with_empty_weeks(storage: Storage) -> None:
+    monday = 1_764_547_200_000  # Monday 2025-12-01 00:00 UTC
+    week = 7 * DAY_MS
+    await _answer_post(storage, "mlp-split-01", ALICE, 1, monday + 1)  # right
+    await _answer_post(storage, "mlp-split-02", ALICE, 0, monday + 2 * week + 5)  # wrong
+    await _answer_post(storage, "mlp-split-01", ALICE, 1, monday + 2 * week + 9)  # right
+    await _answer_post(storage, "mlp-split-01", BOB, 1, monday + 2 * week)  # not Alice's
+    weeks = await storage.progress.weeks(GUILD, ALICE, monday + 3 * week + 1, count=4)
+    assert weeks == [
+        (monday, 1, 1),
+        (monday + week, 0, 0),
+        (monday + 2 * week, 2, 1),
+        (monday + 3 * week, 0, 0),
+    ]

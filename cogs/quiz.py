@@ -176,7 +176,18 @@ class LeaderboardButton(
         return cls(cast(Period, period), page, match["dir"])
 
     async def callback(self, interaction: Interaction) -> None:
-        await show_leaderboard(interaction, self.period, self.page, edit=True)
+        # Paging someone else's board: an ephemeral copy of your own, with your rank line,
+        # so the caller's message is not changed under them (issue #12).
+        own = _invoker(interaction) in (None, interaction.user.id)
+        await show_leaderboard(interaction, self.period, self.page, edit=own, ephemeral=not own)
+
+
+def _invoker(interaction: Interaction) -> int | None:
+    """Who the message the button is on was shown to: the member whose command or
+    click created it (None when Discord did not say)."""
+    message = interaction.message
+    metadata = message.interaction_metadata if message is not None else None
+    return metadata.user.id if metadata is not None else None
 
 
 def answer_view(post_id: int, order: tuple[int, ...]) -> discord.ui.View:
@@ -299,7 +310,7 @@ async def answer_test(
 
 
 async def show_leaderboard(
-    interaction: Interaction, period: Period, page: int, *, edit: bool
+    interaction: Interaction, period: Period, page: int, *, edit: bool, ephemeral: bool = False
 ) -> None:
     bot = _bot(interaction)
     lang = user_lang(interaction)
@@ -311,7 +322,7 @@ async def show_leaderboard(
             bot.service.leaderboard(
                 guild_id=interaction.guild_id, user_id=interaction.user.id, period=period, page=page
             ),
-            ephemeral=False,
+            ephemeral=ephemeral,
             update=edit,
         )
     except Exception as exc:
@@ -323,7 +334,7 @@ async def show_leaderboard(
         if edit:
             await update(interaction, embed=embed, view=view)
         else:
-            await reply(interaction, embed=embed, view=view)
+            await reply(interaction, embed=embed, view=view, ephemeral=ephemeral)
     except discord.HTTPException as exc:  # nothing was changed; only the message was lost
         log.warning(
             "could not show the leaderboard for interaction %s: %s %s (code %s)",

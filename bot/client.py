@@ -23,6 +23,7 @@ from bot.metrics import Metrics
 from bot.post_updates import CoalescedEdits
 from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
+from bot.reminders import ReminderService
 from bot.review import ReviewService
 from bot.service import Clock, QuizService
 from bot.storage import Storage
@@ -45,6 +46,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.health",
     "cogs.daily",
     "cogs.admin",
+    "cogs.reminders",
 )
 
 
@@ -79,6 +81,7 @@ class TPQuizBot(commands.Bot):
         self.clock = clock
         self.service = QuizService(bank, storage, clock, rng or random.Random(), templates)
         self.reviews = ReviewService(self.service)
+        self.reminders = ReminderService(self.service)
         self.metrics = metrics or Metrics()
         storage.db.on_commit = self.metrics.observe_db_write
         # Set by the quiz cog, which knows how to render a post.

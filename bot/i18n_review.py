@@ -54,6 +54,34 @@ REVIEW_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "Retention estimate (FSRS)",
     },
     "stats_no_cards": {"tr": "henüz kart yok", "en": "no cards yet"},
+    # Opt-in reminders by DM
+    "reminder_on": {
+        "tr": "Tekrar hatırlatmaları açık: en az 5 kartının tekrar zamanı geldiği günlerde"
+        " saat {time}'de ({timezone}) sana DM gönderirim; düğmesi tekrarı bu sunucuda başlatır.",
+        "en": "Review reminders are on: on days when at least 5 of your cards are due I send"
+        " you a DM at {time} ({timezone}), with a button that starts the review in this server.",
+    },
+    "reminder_off": {
+        "tr": "Tekrar hatırlatmaları kapalı.",
+        "en": "Review reminders are off.",
+    },
+    "reminder_dm_title": {
+        "tr": "Tekrar zamanı: {n} kart seni bekliyor",
+        "en": "Time to review: {n} cards are due",
+    },
+    "reminder_dm_body": {
+        "tr": "**{guild}** sunucusundaki kartların. Düğmeye basınca tekrar turun başlar."
+        " Hatırlatmaları kapatmak için orada `/tpquiz tekrar hatırlat:kapat` yaz.",
+        "en": "Your cards in **{guild}**. Press the button to start your review round."
+        " To stop these reminders, use `/tpquiz review remind:off` there.",
+    },
+    "reminder_refused": {
+        "tr": "Tekrar hatırlatmalarını kapattım: Discord DM'imi reddetti (doğrudan mesajların"
+        " kapalı). DM'lere izin verip `/tpquiz tekrar hatırlat:aç` ile yeniden açabilirsin.",
+        "en": "I turned your review reminders off: Discord refused my DM (your direct messages"
+        " are closed). Allow DMs, then turn them on again with `/tpquiz review remind:on`.",
+    },
+    "a_server": {"tr": "sunucu", "en": "the server"},
     # The stats picture (bot/charts.py)
     "chart_title": {"tr": "{name} — ilerleme", "en": "{name} — progress"},
     "chart_accuracy": {"tr": "isabet %", "en": "accuracy %"},
@@ -66,6 +94,12 @@ REVIEW_MESSAGES: dict[str, dict[Lang, str]] = {
 
 REVIEW_COMMANDS_TR: dict[str, str] = {
     "review": "tekrar",
+    "remind": "hatırlat",
+    "on": "aç",
+    "Review reminders by DM: on or off": "DM ile tekrar hatırlatmaları: aç ya da kapat",
+    "Reminder time, HH:MM in the server's time zone (default: the daily post time)": (
+        "Hatırlatma saati, sunucunun saat diliminde SS:DD (varsayılan: günlük soru saati)"
+    ),
     "Review your missed questions when they are due (spaced repetition)": (
         "Kaçırdığın soruları zamanı gelince tekrar et (aralıklı tekrar)"
     ),

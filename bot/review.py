@@ -147,15 +147,17 @@ class ReviewService:
         self,
         *,
         run_id: int,
-        guild_id: int,
+        guild_id: int | None,
         user_id: int,
         name: str,
         position: int,
         choice_index: int,
     ) -> ReviewStep:
         run = await self.storage.test_runs.get(run_id)
-        if run is None or run.guild_id != guild_id or run.kind != "review":
+        # guild_id None: a round started from a reminder's DM, answered there.
+        if run is None or guild_id not in (None, run.guild_id) or run.kind != "review":
             raise QuizError("unknown_review")
+        guild_id = run.guild_id
         if run.user_id != user_id:
             raise QuizError("not_your_review")
         if not 0 <= position < len(run.question_ids):

@@ -24,7 +24,6 @@ from bot.quiz.model import LETTERS, Lang
 from bot.render_review import review_nothing_embed, review_question_embed, review_step_embeds
 from bot.responses import reply, report_error, update, user_lang, within_deadline
 from bot.review import ReviewQuestion
-from bot.service import QuizError
 from cogs.quiz import refuse_click
 
 if TYPE_CHECKING:
@@ -160,8 +159,6 @@ async def answer_review(
     bot = _bot(interaction)
     lang = user_lang(interaction)
     try:
-        if interaction.guild_id is None:
-            raise QuizError("guild_only")
         step = await within_deadline(
             interaction,
             bot.reviews.answer(
@@ -188,18 +185,43 @@ async def answer_review(
         log.warning("could not show the review step of run %s", run_id, exc_info=True)
 
 
+_SWITCH = [
+    app_commands.Choice(name=app_commands.locale_str("on"), value="on"),
+    app_commands.Choice(name=app_commands.locale_str("off"), value="off"),
+]
+
+
 @app_commands.command(
     name=app_commands.locale_str("review"),
     description=app_commands.locale_str(
         "Review your missed questions when they are due (spaced repetition)"
     ),
 )
+@app_commands.describe(
+    remind=app_commands.locale_str("Review reminders by DM: on or off"),
+    at=app_commands.locale_str(
+        "Reminder time, HH:MM in the server's time zone (default: the daily post time)"
+    ),
+)
+@app_commands.rename(remind=app_commands.locale_str("remind"), at=app_commands.locale_str("time"))
+@app_commands.choices(remind=_SWITCH)
 @app_commands.guild_only()
-async def review_command(interaction: Interaction) -> None:
+async def review_command(
+    interaction: Interaction,
+    remind: app_commands.Choice[str] | None = None,
+    at: app_commands.Range[str, 1, 8] | None = None,
+) -> None:
+    """Without options: the review round. With `remind` or `time`: the reminder setting
+    (Discord allows no deeper nesting than /tpquiz review, so they are its options)."""
     if interaction.guild_id is None:
         raise app_commands.NoPrivateMessage()
     check_options(interaction)
-    await open_review(interaction, interaction.guild_id)
+    if remind is None and at is None:
+        await open_review(interaction, interaction.guild_id)
+        return
+    from cogs.reminders import set_reminder  # the reminders cog owns that glue
+
+    await set_reminder(interaction, on=remind is None or remind.value == "on", time_text=at)
 
 
 @review_command.error

@@ -11,6 +11,7 @@ from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
 from .posts import Post, PostStore
 from .progress import ProgressStore
+from .reminders import ReminderStore
 from .standings import MemberStats, RankedScore, Standings
 from .test_runs import TestRun, TestRunStore
 
@@ -29,6 +30,7 @@ class Storage:
         self.daily = DailyStore(db)
         self.cards = CardStore(db)
         self.progress = ProgressStore(db)
+        self.reminders = ReminderStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:

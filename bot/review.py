@@ -107,8 +107,15 @@ class ReviewService:
         answered = await self.storage.test_runs.answers(run.id)
         return answered, [i for i, q in enumerate(run.question_ids) if q not in answered]
 
-    async def open(self, *, guild_id: int, user_id: int) -> ReviewOpening:
-        """Continue the member's open round, or start one, or say nothing is due."""
+    async def open(self, *, guild_id: int, user_id: int, from_dm: bool = False) -> ReviewOpening:
+        """Continue the member's open round, or start one, or say nothing is due.
+
+        `from_dm`: started by a reminder's button, outside the server. Only a member who
+        turned reminders on in that server gets one there (a forged button naming another
+        server would otherwise put a stranger on its leaderboard).
+        """
+        if from_dm and await self.storage.reminders.get(guild_id, user_id) is None:
+            raise QuizError("unknown_review")
         run = await self.storage.test_runs.open_review(guild_id, user_id)
         if run is not None:
             _, remaining = await self._remaining(run)

@@ -139,7 +139,11 @@ async def open_review(interaction: Interaction, guild_id: int) -> None:
     try:
         opening = await within_deadline(
             interaction,
-            bot.reviews.open(guild_id=guild_id, user_id=interaction.user.id),
+            bot.reviews.open(
+                guild_id=guild_id,
+                user_id=interaction.user.id,
+                from_dm=interaction.guild_id is None,
+            ),
             ephemeral=True,
         )
     except Exception as exc:

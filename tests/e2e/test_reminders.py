@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from cogs.reminders import ReminderCog
 from tests.e2e.conftest import GUILD_ID, QuizHarness, buttons, callback_message, created_message_id
+from tests.e2e.forged import with_custom_id
 from tests.e2e.test_quiz import EPHEMERAL
 from tests.loopback.server import CHANNEL_MESSAGES_ROUTE, FOLLOWUP_ROUTE
 
@@ -116,6 +117,12 @@ async def test_a_reminder_dm_on_the_moved_clock_once_a_day_and_its_button(
             " AND user_id = ? ORDER BY id DESC LIMIT 1",
             ALICE,
         ) == [(GUILD_ID,)]
+
+        # The same button naming a server where Alice never turned reminders on: refused.
+        payload = quiz.loopback.dm_button_click(dm_id, button["custom_id"], ALICE)
+        forged = with_custom_id(quiz.loopback, payload, f"tpq:rs:{GUILD_ID + 7}")
+        reply = callback_message(await quiz.loopback.interact(forged))
+        assert "This review round could not be found" in reply["content"]
 
         # The next day: another one (still due), and off means off.
         quiz.clock.now = utc(2026, 12, 4, 19, 1)

@@ -3,7 +3,8 @@
 A member misses a question in a post and one in the test; a day later the review brings
 those two first, each answer shows its feedback at once, right answers push a card days
 ahead and a wrong one brings it back the next day. The round survives a restart, and a
-second `/tpquiz review` continues it.
+second `/tpquiz review` continues it. A computed question is one card, and comes back
+with numbers of its own.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sqlite3
 from typing import Any
 
 from bot.quiz.memory import DAY_MS
+from bot.quiz.model import Bank
+from bot.quiz.template_files import load_templates
 from tests.e2e.conftest import QuizHarness, buttons, callback_message, created_message_id
 from tests.e2e.forged import with_custom_id
 from tests.e2e.test_quiz import EPHEMERAL, answer_buttons, field_map, post_question
@@ -186,3 +189,33 @@ async def test_someone_elses_round_and_a_forged_button_get_a_sentence(quiz: Quiz
             forged = await quiz.loopback.interact(with_custom_id(quiz.loopback, click, custom_id))
             assert wanted in callback_message(forged)["content"], custom_id
     assert rows(quiz, "SELECT COUNT(*) FROM answers") == [(0,)]
+
+
+async def test_a_computed_question_is_one_card_and_returns_with_its_own_numbers(
+    quiz: QuizHarness,
+) -> None:
+    quiz.bank, quiz.templates = Bank.of([]), load_templates()  # only templates in the pool
+    bob = quiz.member(BOB, "bob")
+    async with quiz.bot():
+        message_id, message = await post_question(quiz, bob)
+        ids = [b["custom_id"] for b in buttons(message)]
+        ((template_id, params),) = rows(quiz, "SELECT question_id, params FROM posts")
+        posted = quiz.templates.question(template_id, params)
+        wrong = next(c for c in ids if not c.endswith(f":{posted.correct_index}"))
+        await quiz.click(message_id, wrong, bob)
+        assert rows(quiz, "SELECT question_id, reps FROM cards") == [(template_id, 1)]
+
+        quiz.clock.advance(days=1, minutes=1)
+        request = await quiz.loopback.interact(quiz.command(bob, "review"))
+        message, message_id = callback_message(request), created_message_id(request)
+        assert review_round(quiz, BOB)[0] == template_id
+        ((stored,),) = rows(quiz, "SELECT params FROM test_runs WHERE kind = 'review'")
+        shown = quiz.templates.question(template_id, json.loads(stored)[0])
+        assert shown.text.en in message["embeds"][0]["description"]
+        reply = await quiz.click(message_id, choose(message, shown.correct_index), bob)
+        feedback = callback_message(reply)["embeds"][0]
+        assert feedback["title"] == "✅ Correct!"
+        assert feedback["footer"]["text"].startswith("+0 points")  # answered before
+        assert rows(
+            quiz, "SELECT reps FROM cards WHERE user_id = ? AND question_id = ?", BOB, template_id
+        ) == [(2,)]

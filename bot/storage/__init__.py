@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from .answers import AnswerStore
+from .cards import CardStore
 from .daily import DailyStore
 from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
 from .posts import Post, PostStore
+from .progress import ProgressStore
+from .reminders import ReminderStore
 from .standings import MemberStats, RankedScore, Standings
 from .test_runs import TestRun, TestRunStore
 
@@ -25,6 +28,9 @@ class Storage:
         self.guilds = GuildSettingsStore(db)
         self.meta = MetaStore(db)
         self.daily = DailyStore(db)
+        self.cards = CardStore(db)
+        self.progress = ProgressStore(db)
+        self.reminders = ReminderStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:

@@ -12,8 +12,14 @@ goes through the project's own code:
   for callers drawn uniformly from all members (so big servers weigh as they would), and
   separately for callers in the biggest server;
 * stats: `Standings.member_stats` (and `QuizService.stats`) for the same callers;
-* recording: `AnswerStore.record`, one answer per transaction as the bot does it,
-  against plain sqlite3 inserting the same rows in the same transactions;
+* review (issue #12): picking a member's next review round (their cards, their topic
+  accuracy and `bot.quiz.review.pick_round`, what `/tpquiz review` reads before it
+  writes the round) and their due counts with the retention estimate
+  (`ReviewService.memory`, what `/tpquiz stats` adds), for the same callers; the
+  migration's seeding of cards from every answer is part of the timed `Storage.open`;
+* recording: `AnswerStore.record`, one answer per transaction as the bot does it (with
+  the member's card update since issue #12), against plain sqlite3 inserting the same
+  rows (cards included) in the same transactions;
 * the database file size, per table and index.
 
     .venv/bin/python -m bench.storage_scale           # full size (about 2 minutes)
@@ -39,6 +45,8 @@ from typing import Any
 from bench.common import machine_line, summary_ms, table, write_json
 from bot.quiz.loader import load_bank
 from bot.quiz.model import Bank, Question
+from bot.quiz.review import pick_round
+from bot.review import ReviewService
 from bot.service import QuizService
 from bot.storage import Post, Storage
 from bot.storage.db import _split_sql, migrations
@@ -234,6 +242,8 @@ async def read_side(
         in_biggest = [m for m in gen.members if m[0] == biggest_id]
         big = [rng.choice(in_biggest) for _ in range(max(20, samples // 4))]
         results: dict[str, Any] = {}
+        reviews = ReviewService(service)
+        now_ms = int(NOW.timestamp() * 1000)
         for label, callers in (("all servers", anyone), ("biggest server", big)):
             for period in ("week", "month", "all"):
 
@@ -257,6 +267,32 @@ async def read_side(
             )
             results[f"QuizService.stats, {label}"] = summary_ms(
                 await timed([full_stats(g, u) for g, u in callers])
+            )
+
+            def pick(g: int, u: int) -> Callable[[], Awaitable[object]]:
+                async def run() -> object:
+                    cards = await storage.cards.member_cards(g, u)
+                    found = await storage.standings.member_stats(g, u)
+                    return pick_round(
+                        due=[(q, c.due_ms) for q, c in cards.items()],
+                        answered=cards.keys(),
+                        per_topic=found.per_topic if found else {},
+                        pool=bank,
+                        now_ms=now_ms,
+                        rng=rng,
+                    )
+
+                return run
+
+            def due(g: int, u: int) -> Callable[[], Awaitable[object]]:
+                return lambda: reviews.memory(guild_id=g, user_id=u)
+
+            await timed([pick(g, u) for g, u in callers[:20]])
+            results[f"review pick, {label}"] = summary_ms(
+                await timed([pick(g, u) for g, u in callers])
+            )
+            results[f"review due counts, {label}"] = summary_ms(
+                await timed([due(g, u) for g, u in callers])
             )
         return results
     finally:
@@ -319,12 +355,20 @@ def record_plain(layer_db: Path, plain_db: Path, first_answer: int, first_post: 
     """Plain sqlite3 writing the rows the layer wrote, one transaction per answer.
 
     The same writes as `AnswerStore.record`: the answer, the member's totals, their week
-    and month totals and the score counts (the pair left and the pair joined, per scope)
-    and the post's answer count. The values are worked out before the clock starts (from
+    and month totals and the score counts (the pair left and the pair joined, per scope),
+    the member's card (its values as the layer left them) and the post's answer count. The values are worked out before the clock starts (from
     the state before the run, step by step as the layer did), so the timed loop is writes
     only: no reads, no asyncio, no worker thread.
     """
     with sqlite3.connect(layer_db) as src:
+        cards = {
+            (g, u, q): rest
+            for g, u, q, *rest in src.execute(
+                "SELECT guild_id, user_id, question_id, state, step, stability, difficulty, due,"
+                " last_review, reps, lapses FROM cards WHERE last_review >= ?",
+                (int(NOW.timestamp() * 1000),),
+            )
+        }
         answers = src.execute(
             "SELECT guild_id, user_id, question_id, topic, post_id, choice_index, correct, first,"
             " points, answered_at FROM answers WHERE id >= ? ORDER BY id",
@@ -418,6 +462,17 @@ def record_plain(layer_db: Path, plain_db: Path, first_answer: int, first_post: 
                     " DO UPDATE SET members = members + 1",
                     (row[0], period, start, *new),
                 )
+            conn.execute(
+                "INSERT INTO cards (guild_id, user_id, question_id, state, step, stability,"
+                " difficulty, due, last_review, reps, lapses)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (guild_id, user_id, question_id) DO UPDATE SET"
+                " state = excluded.state, step = excluded.step, stability = excluded.stability,"
+                " difficulty = excluded.difficulty, due = excluded.due,"
+                " last_review = excluded.last_review, reps = excluded.reps,"
+                " lapses = excluded.lapses",
+                (row[0], row[1], row[2], *cards[(row[0], row[1], row[2])]),
+            )
             conn.execute("UPDATE posts SET answer_count = answer_count + 1 WHERE id = ?", (row[4],))
             conn.execute("COMMIT")
         return len(answers) / (time.perf_counter() - started)

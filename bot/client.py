@@ -23,6 +23,8 @@ from bot.metrics import Metrics
 from bot.post_updates import CoalescedEdits
 from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
+from bot.reminders import ReminderService
+from bot.review import ReviewService
 from bot.service import Clock, QuizService
 from bot.storage import Storage
 from bot.tree import CommandTree
@@ -36,7 +38,16 @@ SHUTDOWN_GRACE = 10.0
 _INTERACTION_TASKS = ("discord-ui-", "CommandTree-invoker")
 
 #: Every extension the bot loads, in order; a test loads each one.
-EXTENSIONS: tuple[str, ...] = ("cogs.quiz", "cogs.health", "cogs.daily", "cogs.admin")
+# cogs.review and cogs.stats join the tpquiz group of cogs.quiz, so they come after it.
+EXTENSIONS: tuple[str, ...] = (
+    "cogs.quiz",
+    "cogs.review",
+    "cogs.stats",
+    "cogs.health",
+    "cogs.daily",
+    "cogs.admin",
+    "cogs.reminders",
+)
 
 
 def utcnow() -> datetime:
@@ -69,6 +80,8 @@ class TPQuizBot(commands.Bot):
         self.bank = bank
         self.clock = clock
         self.service = QuizService(bank, storage, clock, rng or random.Random(), templates)
+        self.reviews = ReviewService(self.service)
+        self.reminders = ReminderService(self.service)
         self.metrics = metrics or Metrics()
         storage.db.on_commit = self.metrics.observe_db_write
         # Set by the quiz cog, which knows how to render a post.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
+from bot.i18n_review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
 from bot.quiz.model import Lang
 
 MESSAGES: dict[str, dict[Lang, str]] = {
@@ -296,6 +297,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
 }
 
+MESSAGES.update(REVIEW_MESSAGES)
+
 
 def t(key: str, lang: Lang, **params: object) -> str:
     text = MESSAGES[key][lang]
@@ -354,6 +357,7 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     ),
     "Turkish": "Türkçe",
     "English": "İngilizce",
+    **REVIEW_COMMANDS_TR,
 }
 
 

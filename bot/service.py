@@ -258,7 +258,8 @@ class QuizService:
 
     async def load_test(self, run_id: int, guild_id: int, user_id: int) -> TestRun:
         run = await self.storage.test_runs.get(run_id)
-        if run is None or run.guild_id != guild_id:
+        # A review round is a run too (issue #12), but not one the test's buttons answer.
+        if run is None or run.guild_id != guild_id or run.kind != "test":
             raise QuizError("unknown_test")
         if run.user_id != user_id:
             raise QuizError("not_your_test")

@@ -1,5 +1,8 @@
 """`/tpquiz` commands and the buttons on their messages: glue only.
 
+This cog owns the `tpquiz` group; `/tpquiz review` (cogs/review.py) and `/tpquiz stats`
+(cogs/stats.py) join it from their own modules.
+
 Each handler reads the interaction, calls `bot.service`, and renders the result. The
 buttons are `DynamicItem`s whose custom_id carries all the state a click needs (post id
 and choice, or test run, position and choice), so they keep working after a restart.
@@ -173,7 +176,18 @@ class LeaderboardButton(
         return cls(cast(Period, period), page, match["dir"])
 
     async def callback(self, interaction: Interaction) -> None:
-        await show_leaderboard(interaction, self.period, self.page, edit=True)
+        # Paging someone else's board: an ephemeral copy of your own, with your rank line,
+        # so the caller's message is not changed under them (issue #12).
+        own = _invoker(interaction) in (None, interaction.user.id)
+        await show_leaderboard(interaction, self.period, self.page, edit=own, ephemeral=not own)
+
+
+def _invoker(interaction: Interaction) -> int | None:
+    """Who the message the button is on was shown to: the member whose command or
+    click created it (None when Discord did not say)."""
+    message = interaction.message
+    metadata = message.interaction_metadata if message is not None else None
+    return metadata.user.id if metadata is not None else None
 
 
 def answer_view(post_id: int, order: tuple[int, ...]) -> discord.ui.View:
@@ -296,7 +310,7 @@ async def answer_test(
 
 
 async def show_leaderboard(
-    interaction: Interaction, period: Period, page: int, *, edit: bool
+    interaction: Interaction, period: Period, page: int, *, edit: bool, ephemeral: bool = False
 ) -> None:
     bot = _bot(interaction)
     lang = user_lang(interaction)
@@ -308,7 +322,7 @@ async def show_leaderboard(
             bot.service.leaderboard(
                 guild_id=interaction.guild_id, user_id=interaction.user.id, period=period, page=page
             ),
-            ephemeral=False,
+            ephemeral=ephemeral,
             update=edit,
         )
     except Exception as exc:
@@ -320,7 +334,7 @@ async def show_leaderboard(
         if edit:
             await update(interaction, embed=embed, view=view)
         else:
-            await reply(interaction, embed=embed, view=view)
+            await reply(interaction, embed=embed, view=view, ephemeral=ephemeral)
     except discord.HTTPException as exc:  # nothing was changed; only the message was lost
         log.warning(
             "could not show the leaderboard for interaction %s: %s %s (code %s)",
@@ -437,28 +451,6 @@ class QuizCog(
     ) -> None:
         chosen = cast(Period, period.value if period else "all")
         await show_leaderboard(interaction, chosen, 0, edit=False)
-
-    @app_commands.command(
-        name=app_commands.locale_str("stats"),
-        description=app_commands.locale_str("Points, accuracy, streaks and weakest topics"),
-    )
-    @app_commands.describe(member=app_commands.locale_str("Whose statistics (default: you)"))
-    @app_commands.rename(member=app_commands.locale_str("member"))
-    async def stats(self, interaction: Interaction, member: discord.Member | None = None) -> None:
-        assert interaction.guild_id is not None
-        lang = user_lang(interaction)
-        target = member or interaction.user
-        try:
-            report = await within_deadline(
-                interaction,
-                self.bot.service.stats(guild_id=interaction.guild_id, user_id=target.id),
-                ephemeral=True,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
-            return
-        name = display_name(target.display_name)
-        await reply(interaction, embed=render.stats_embed(name, report, lang), ephemeral=True)
 
     async def cog_app_command_error(
         self, interaction: Interaction, error: app_commands.AppCommandError

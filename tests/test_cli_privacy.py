@@ -87,7 +87,7 @@ def test_forget_user_in_one_server_then_all(db: Path, tmp_path: Path) -> None:
         "forget-user", "--user", str(USER), "--guild", str(GUILD), cwd=tmp_path, TPQUIZ_DB=str(db)
     )
     assert result.returncode == 0, result.stderr
-    assert f"user {USER} in server {GUILD}: deleted answers 1" in result.stdout
+    assert f"user {USER} in server {GUILD}: deleted answers 1," in result.stdout
     assert 0 < _rows(db, USER) < before
     result = tpquiz("forget-user", "--user", str(USER), cwd=tmp_path, TPQUIZ_DB=str(db))
     assert result.returncode == 0, result.stderr
@@ -102,7 +102,7 @@ def test_forget_guild_works_beside_a_running_bot(db: Path, tmp_path: Path) -> No
     with hold_run_lock(db):
         result = tpquiz("forget-guild", "--guild", str(GUILD), cwd=tmp_path, TPQUIZ_DB=str(db))
     assert result.returncode == 0, result.stderr
-    assert "deleted answers 2" in result.stdout
+    assert "answers 2, members 2" in result.stdout
     conn = sqlite3.connect(db)
     try:
         guilds = {r[0] for r in conn.execute("SELECT guild_id FROM answers")}

@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from .answers import AnswerStore
+from .cards import CardStore
 from .daily import DailyStore
 from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
 from .posts import Post, PostStore
 from .privacy import PrivacyStore
+from .progress import ProgressStore
+from .reminders import ReminderStore
 from .standings import MemberStats, RankedScore, Standings
 from .test_runs import TestRun, TestRunStore
 
@@ -26,6 +29,9 @@ class Storage:
         self.guilds = GuildSettingsStore(db)
         self.meta = MetaStore(db)
         self.daily = DailyStore(db)
+        self.cards = CardStore(db)
+        self.progress = ProgressStore(db)
+        self.reminders = ReminderStore(db)
         self.privacy = PrivacyStore(db)
 
     @classmethod

@@ -12,7 +12,10 @@ one per statement, which cost more than the SQL itself (docs/performance.md). Th
 the rules need are also one statement (`_before_answer`). Besides the answer and the
 member's running totals, a click updates the summaries the leaderboards read (migration
 0003): the member's week and month totals (`member_periods`) and the number of members
-at each (points, right answers) pair (`score_counts`), from which ranks are summed.
+at each (points, right answers) pair (`score_counts`), from which ranks are summed;
+and the member's FSRS card for the question (bot/storage/cards.py, migration 0005), so
+every acknowledged answer, whatever it answered (post, daily post, test, review), has
+its card.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sqlite3
 from bot.quiz.model import Question
 from bot.quiz.scoring import AnswerResult, MemberScore, next_streak, points_for
 
+from .cards import update_card
 from .db import Database
 from .standings import period_buckets
 
@@ -121,6 +125,15 @@ def _record(
     except sqlite3.IntegrityError as exc:  # pragma: no cover - the read above guards
         raise RuntimeError(f"answer rejected by the database: {exc}") from exc
 
+    # The member's FSRS card for the question, in this same transaction (issue #12).
+    update_card(
+        conn,
+        guild_id=guild_id,
+        user_id=user_id,
+        question_id=question.id,
+        correct=correct,
+        now_ms=now_ms,
+    )
     before = score or MemberScore(user_id, name, 0, 0, 0)
     streak = next_streak(before.streak, correct=correct)
     after = MemberScore(

@@ -37,6 +37,7 @@ import aiosqlite
 
 from . import preflight, problems
 from .problems import DatabaseUnusable
+from .steps import migration_step
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "DatabaseUnusable", "WriteFailed", "migrations"]
 
@@ -218,10 +219,15 @@ class Database:
             if version <= current:
                 continue
             log.info("applying migration %s", name)
+            step = migration_step(name)
             async with self.transaction() as conn:
                 # executescript would COMMIT on its own; run statement by statement instead.
                 for statement in _split_sql(sql):
                     await conn.execute(statement)
+                if step is not None:
+                    # On the database thread, inside this migration's transaction.
+                    done = await self.conn._execute(step.run, self.conn._conn)
+                    log.info("migration %s: %s: %s", name, step.what, done)
                 await conn.execute(f"PRAGMA user_version = {version:d}")
             applied.append(name)
         return applied

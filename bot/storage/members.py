@@ -37,6 +37,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import cards, reminders
+
 __all__ = [
     "GUILD_STEPS",
     "MEMBER_STEPS",
@@ -164,7 +166,9 @@ MEMBER_STEPS: list[MemberStep] = [
     MemberStep(
         "test_runs",
         {
-            "_table": "the tests (/tpquiz test) you started",
+            "_table": "the tests (/tpquiz test) and review rounds (/tpquiz review) you started",
+            "kind": "'test' or 'review'",
+            "params": "the numbers drawn for computed questions (JSON), or null",
             "id": "the test's number",
             "question_ids": "the questions it asked (JSON list)",
             "orders": "the order its choices were shown in (JSON)",
@@ -213,6 +217,37 @@ MEMBER_STEPS: list[MemberStep] = [
         _rows_of("daily_streaks", "user_id"),
         _delete_rows("daily_streaks"),
     ),
+    MemberStep(
+        "cards",
+        {
+            "_table": "your review cards (/tpquiz review): when each question is due again",
+            "question_id": "the question",
+            "state": "1 learning, 2 review, 3 relearning (FSRS)",
+            "step": "the learning step, while learning",
+            "stability": "days until recall drops to 90% (FSRS)",
+            "difficulty": "how hard the question is for you, 1-10 (FSRS)",
+            "due": "when it is due (Unix ms UTC)",
+            "last_review": "when you last answered it (Unix ms UTC)",
+            "reps": "times reviewed",
+            "lapses": "times forgotten after learning it",
+        },
+        cards.export_member,
+        cards.delete_member,
+    ),
+    MemberStep(
+        "review_reminders",
+        {
+            "_table": "your opt-in reminder of due review cards",
+            "enabled": "1 if on",
+            "remind_time": "the time of day (server time), or null for the daily post's",
+            "language": "the reminder's language",
+            "set_at": "when you set it (Unix ms UTC)",
+            "last_date": "the last local date a reminder was sent",
+            "refused_at": "when Discord last refused to deliver it (DMs closed), or null",
+        },
+        reminders.export_member,
+        reminders.delete_member,
+    ),
 ]
 
 
@@ -223,6 +258,8 @@ MEMBER_TABLES: tuple[str, ...] = (
     "members",
     "member_periods",
     "daily_streaks",
+    "cards",
+    "review_reminders",
 )
 
 
@@ -235,6 +272,9 @@ def _delete_guild_rows(table: str) -> Callable[[sqlite3.Connection, int], int]:
 
 #: Every table with a guild_id, in deletion order (rows referencing others first).
 GUILD_STEPS: list[GuildStep] = [
+    GuildStep("cards", cards.delete_guild),
+    GuildStep("review_reminders", reminders.delete_guild),
+] + [
     GuildStep(table, _delete_guild_rows(table))
     for table in (
         "answers",

@@ -27,6 +27,7 @@ from bot.runlock import running_pid
 
 from . import preflight, problems
 from .db import _split_sql, migrations
+from .steps import migration_step
 
 __all__ = [
     "DatabaseStatus",
@@ -200,6 +201,9 @@ def upgrade_script(pending: list[Migration]) -> str:
         header = [f"-- {m.name}: schema {m.version - 1} -> {m.version}: {m.title}"]
         header += [f"-- Why: {m.why}", f"-- Changes: {m.changes}", "BEGIN IMMEDIATE;"]
         body = [f"{statement};" for statement in m.statements()]
+        step = migration_step(m.name)
+        if step is not None:  # Python, not SQL: the bot runs it here, in this transaction
+            body.append(f"-- Then the bot runs a Python step: {step.what}.")
         footer = [f"PRAGMA user_version = {m.version};", "COMMIT;"]
         parts.append("\n".join(header + body + footer))
     return "\n\n".join(parts) + ("\n" if parts else "")

@@ -1,4 +1,8 @@
-"""Personal test runs: the plan chosen at start, and the score at the end."""
+"""Personal runs, the test and review rounds: the plan chosen at start, the score at the end.
+
+A review round (issue #12) is a run of kind 'review'; its computed questions keep the
+numbers drawn at its start in `params` (one JSON text or None per position).
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ class TestRun:
     started_at: int
     finished_at: int | None
     score: int | None
+    kind: str = "test"
+    params: tuple[str | None, ...] = ()
 
 
 class TestRunStore:
@@ -34,12 +40,22 @@ class TestRunStore:
         question_ids: tuple[str, ...],
         orders: tuple[tuple[int, ...], ...],
         now_ms: int,
+        kind: str = "test",
+        params: tuple[str | None, ...] | None = None,
     ) -> TestRun:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
-                "INSERT INTO test_runs (guild_id, user_id, question_ids, orders, started_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (guild_id, user_id, json.dumps(question_ids), json.dumps(orders), now_ms),
+                "INSERT INTO test_runs (guild_id, user_id, question_ids, orders, started_at,"
+                " kind, params) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    guild_id,
+                    user_id,
+                    json.dumps(question_ids),
+                    json.dumps(orders),
+                    now_ms,
+                    kind,
+                    None if params is None else json.dumps(params),
+                ),
             )
             run_id = int(cur.lastrowid or 0)
         run = await self.get(run_id)
@@ -48,8 +64,8 @@ class TestRunStore:
 
     async def get(self, run_id: int) -> TestRun | None:
         async with self.db.conn.execute(
-            "SELECT id, guild_id, user_id, question_ids, orders, started_at, finished_at, score"
-            " FROM test_runs WHERE id = ?",
+            "SELECT id, guild_id, user_id, question_ids, orders, started_at, finished_at, score,"
+            " kind, params FROM test_runs WHERE id = ?",
             (run_id,),
         ) as cur:
             row = await cur.fetchone()
@@ -64,7 +80,19 @@ class TestRunStore:
             started_at=row[5],
             finished_at=row[6],
             score=row[7],
+            kind=row[8],
+            params=tuple(json.loads(row[9])) if row[9] else (),
         )
+
+    async def open_review(self, guild_id: int, user_id: int) -> TestRun | None:
+        """The member's unfinished review round in the server, newest first, if any."""
+        async with self.db.conn.execute(
+            "SELECT id FROM test_runs WHERE guild_id = ? AND user_id = ? AND kind = 'review'"
+            " AND finished_at IS NULL ORDER BY id DESC LIMIT 1",
+            (guild_id, user_id),
+        ) as cur:
+            row = await cur.fetchone()
+        return None if row is None else await self.get(int(row[0]))
 
     async def answers(self, run_id: int) -> dict[str, int]:
         """question id -> chosen choice index, for the questions answered so far."""

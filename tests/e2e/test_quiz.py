@@ -71,7 +71,8 @@ async def test_command_sync_body_is_localised_and_not_resent_on_restart(quiz: Qu
         assert len(puts) == 1
         (group,) = [c for c in puts[0].body if c["name"] == "tpquiz"]
         subs = {o["name"]: o for o in group["options"]}
-        assert set(subs) == {"question", "test", "leaderboard", "stats"}
+        assert set(subs) == {"question", "test", "leaderboard", "stats", "review"}
+        assert subs["review"]["name_localizations"]["tr"] == "tekrar"
         assert subs["question"]["name_localizations"]["tr"] == "soru"
         assert subs["leaderboard"]["name_localizations"]["tr"] == "sıralama"
         assert subs["stats"]["name_localizations"]["tr"] == "istatistik"
@@ -248,6 +249,27 @@ async def test_leaderboard_pages_and_stats(quiz: QuizHarness) -> None:
             "**#11** member11",
         ]
         assert buttons(page2)[1]["disabled"]
+
+        # Someone else pages the caller's board: they get their own ephemeral copy, with
+        # their own rank line, and the caller's message stays as it was.
+        first = members[0]
+        board_now = dict(quiz.loopback.messages[board_id])
+        prev_id = buttons(board_now)[0]["custom_id"]
+        theirs = await quiz.click(board_id, prev_id, first)
+        assert theirs.body["type"] == 4  # a new message, not an edit of the caller's
+        copy = callback_message(theirs)
+        assert copy["flags"] & EPHEMERAL
+        assert copy["embeds"][0]["footer"]["text"] == "Page 1/2 · 12 members"
+        assert copy["embeds"][0]["description"].splitlines()[0].startswith("**#1** member00")
+        assert quiz.loopback.messages[board_id] == board_now
+        # Paging their own copy edits it.
+        copy_id = created_message_id(theirs)
+        mine = await quiz.click(copy_id, buttons(copy)[1]["custom_id"], first)
+        assert mine.body["type"] == 7
+        assert callback_message(mine)["embeds"][0]["footer"]["text"] == "Page 2/2 · 12 members"
+        # A page without the presser shows their rank line after the page.
+        other = callback_message(await quiz.click(board_id, prev_id, members[10]))
+        assert "You (member10)" in other["embeds"][0]["description"]
 
         week = callback_message(
             await quiz.loopback.interact(quiz.command(last, "leaderboard", {"period": "week"}))

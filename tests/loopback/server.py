@@ -405,6 +405,10 @@ class LoopbackDiscord:
         #: Guild channels by id (each with ``guild_id``).
         self.channels: dict[int, dict[str, Any]] = {}
         self.users: dict[int, dict[str, Any]] = {}
+        #: DM channel id by recipient user id (``POST /users/@me/channels``).
+        self.dm_channels: dict[int, int] = {}
+        #: Users who do not accept DMs from the bot: a message to them answers 403 50007.
+        self.dms_closed: set[int] = set()
         #: Member payloads made by :meth:`member`, by user id (guild-agnostic).
         self.members: dict[int, dict[str, Any]] = {}
         #: Interactions dispatched so far, by token.
@@ -1144,6 +1148,42 @@ class LoopbackDiscord:
         payload["message"] = copy.deepcopy(message)
         return payload
 
+    def dm_button_click(
+        self, message_id: int, custom_id: str, user_id: int, *, locale: str = "en-US"
+    ) -> dict[str, Any]:
+        """INTERACTION_CREATE payload (type 3) for a button on a message the bot sent in
+        its DM with ``user_id`` (a reminder, say): no guild, the user instead of a member."""
+        message = self.messages.get(message_id)
+        if message is None:
+            raise LookupError(f"message {message_id} is not a message the bot created")
+        channel = self.channels[int(message["channel_id"])]
+        if channel.get("guild_id") is not None:
+            raise LookupError(f"message {message_id} is not in a DM")
+        component = _find_component(message.get("components") or [], custom_id)
+        if component is None:
+            raise LookupError(f"message {message_id} has no component with custom_id {custom_id!r}")
+        user = copy.deepcopy(self.users[user_id])
+        interaction_id = self.snowflake()
+        return {
+            "id": str(interaction_id),
+            "application_id": str(self.app_id),
+            "type": _MESSAGE_COMPONENT,
+            "data": {"custom_id": custom_id, "component_type": component["type"]},
+            "channel_id": channel["id"],
+            "channel": {k: copy.deepcopy(v) for k, v in channel.items() if k != "guild_id"},
+            "user": user,
+            "token": "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48),
+            "version": 1,
+            "app_permissions": "0",
+            "locale": locale,
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "authorizing_integration_owners": {"0": str(next(iter(self.guilds), 0))},
+            "context": 1,
+            "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+            "message": copy.deepcopy(message),
+        }
+
     # ------------------------------------------------------------------ driving the bot
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
@@ -1537,6 +1577,7 @@ class LoopbackDiscord:
         # Literal routes (e.g. @original) come before their {placeholder} siblings.
         return [
             route("GET", "/users/@me", self._get_me),
+            route("POST", "/users/@me/channels", self._create_dm),
             route("GET", "/oauth2/applications/@me", self._get_application),
             route("GET", "/applications/@me", self._get_application),
             route("GET", "/gateway", self._get_gateway, auth=False),
@@ -1947,7 +1988,37 @@ class LoopbackDiscord:
         except (KeyError, ValueError):
             raise _ApiError(404, 10003, "Unknown Channel") from None
 
+    async def _create_dm(self, call: _Call) -> _Reply:
+        """Open (or return) the DM channel with a known user, as Discord does."""
+        body = call.body if isinstance(call.body, dict) else {}
+        try:
+            user_id = int(body["recipient_id"])
+        except (KeyError, TypeError, ValueError):
+            raise _ApiError(400, 50035, "Invalid Form Body") from None
+        user = self.users.get(user_id)
+        if user is None:
+            raise _ApiError(404, 10013, "Unknown User")
+        channel_id = self.dm_channels.get(user_id)
+        if channel_id is None:
+            channel_id = self.snowflake()
+            self.dm_channels[user_id] = channel_id
+            self.channels[channel_id] = {
+                "id": str(channel_id),
+                "type": 1,
+                "flags": 0,
+                "last_message_id": None,
+                "recipients": [copy.deepcopy(user)],
+                "guild_id": None,
+            }
+        channel = self.channels[channel_id]
+        return _Reply(200, {k: copy.deepcopy(v) for k, v in channel.items() if k != "guild_id"})
+
     def _require(self, channel: dict[str, Any], needed: int) -> None:
+        if channel.get("guild_id") is None:  # a DM: no permissions, only the recipient's say
+            recipients = channel.get("recipients") or [{}]
+            if needed & Perm.SEND_MESSAGES and int(recipients[0].get("id", 0)) in self.dms_closed:
+                raise _ApiError(403, 50007, "Cannot send messages to this user")
+            return
         have = self.permissions_for(int(channel["id"]), self.bot_user_id)
         if not have & Perm.VIEW_CHANNEL:
             raise _ApiError(403, 50001, "Missing Access")

@@ -114,6 +114,10 @@ async def _play(path: Path, seed: int, x_rank: str, *, with_x: bool) -> Storage:
                     "INSERT INTO daily_streaks VALUES (?, ?, '2026-12-08', ?, ?)",
                     (guild, user, user, user + 1),
                 )
+                await conn.execute(
+                    "INSERT INTO review_reminders (guild_id, user_id, set_at) VALUES (?, ?, ?)",
+                    (guild, user, user),
+                )
     return storage
 
 
@@ -208,6 +212,7 @@ async def test_forgetting_a_member_leaves_the_database_as_if_they_never_played(
         deleted = await with_x.privacy.forget_member(GUILD, X)
         assert deleted["answers"] > 30 and deleted["test_runs"] == 1
         assert deleted["members"] == 1 and deleted["daily_streaks"] == 1
+        assert deleted["review_reminders"] == 1 and deleted["cards"] > 0
         assert deleted["member_periods"] >= 4  # several weeks and two months
         # In the other server X is untouched.
         assert await with_x.privacy.export_member(OTHER, X) == before_other
@@ -242,7 +247,10 @@ async def test_export_lists_every_step_with_notes_and_is_json(tmp_path: Path) ->
         # Every field exported has a note (the ids every row has aside).
         for field in parsed[step.name][0]:
             assert field in parsed["_about"][step.name] or field in ("guild_id", "user_id")
-        assert all(row["user_id"] == X and row["guild_id"] == GUILD for row in parsed[step.name])
+        assert all(
+            row.get("user_id", X) == X and row.get("guild_id", GUILD) == GUILD
+            for row in parsed[step.name]
+        )
     assert all(nothing[step.name] == [] for step in MEMBER_STEPS)
 
 

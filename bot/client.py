@@ -43,10 +43,12 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.quiz",
     "cogs.review",
     "cogs.stats",
+    "cogs.privacy",
     "cogs.health",
     "cogs.daily",
     "cogs.admin",
     "cogs.reminders",
+    "cogs.retention",
 )
 
 

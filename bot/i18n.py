@@ -329,6 +329,14 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     "week": "hafta",
     "month": "ay",
     "all": "tümü",
+    "forget-me": "beni-unut",
+    "my-data": "verilerim",
+    "Delete everything tpquiz stores about you here": (
+        "tpquiz'in burada senin hakkında sakladığı her şeyi sil"
+    ),
+    "Get everything tpquiz stores about you here, as JSON": (
+        "tpquiz'in burada senin hakkında sakladığı her şeyi JSON olarak al"
+    ),
     # /tpquiz-admin (issue #3)
     "tpquiz-admin": "tpquiz-yönetim",
     "daily": "günlük",

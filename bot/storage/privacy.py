@@ -58,7 +58,15 @@ class PrivacyStore:
             )
 
     async def cancel_removal(self, guild_id: int) -> bool:
-        """The bot is in the server again: keep its data. True if a deletion was pending."""
+        """The bot is in the server again: keep its data. True if a deletion was pending.
+
+        Called for every server at each start: a read first, a write only when needed.
+        """
+        async with self.db.conn.execute(
+            "SELECT 1 FROM guild_removals WHERE guild_id = ?", (guild_id,)
+        ) as cur:
+            if await cur.fetchone() is None:
+                return False
         async with self.db.transaction() as conn:
             cur = await conn.execute("DELETE FROM guild_removals WHERE guild_id = ?", (guild_id,))
             return cur.rowcount > 0

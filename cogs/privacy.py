@@ -1,0 +1,177 @@
+"""`/tpquiz forget-me` and `/tpquiz my-data` (Turkish `beni-unut`, `verilerim`): glue only.
+
+Both join the `tpquiz` group that cogs/quiz.py owns, as cogs/review.py does. Forgetting
+asks first: an ephemeral message with Confirm and Cancel buttons, `DynamicItem`s whose
+custom_id carries the server and the member, so a confirmation left open survives a
+restart and only that member, in that server, can press it. Nothing is deleted until
+Confirm is pressed. The work is in `bot.privacy` and bot/storage/members.py.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord import app_commands
+
+from bot.custom_ids import number
+from bot.i18n import t
+from bot.options import check_options, refusal_for
+from bot.privacy import PrivacyService
+from bot.quiz.model import Lang
+from bot.responses import reply, report_error, update, user_lang, within_deadline
+from cogs.quiz import refuse_click
+
+if TYPE_CHECKING:
+    from bot.client import TPQuizBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[Any]
+
+
+def _service(interaction: Interaction) -> PrivacyService:
+    bot = cast("TPQuizBot", interaction.client)
+    return PrivacyService(bot.storage, bot.settings.guild_retention_days)
+
+
+class ForgetButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"tpq:forget:(?P<action>yes|no):(?P<guild>[^:]+):(?P<user>[^:]+)",
+):
+    """Confirm or Cancel under a forget-me question; the member and server in the id."""
+
+    def __init__(self, action: str, guild_id: int, user_id: int, label: str = "") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label or action,
+                style=discord.ButtonStyle.danger
+                if action == "yes"
+                else discord.ButtonStyle.secondary,
+                custom_id=f"tpq:forget:{action}:{guild_id}:{user_id}",
+            )
+        )
+        self.action = action
+        self.guild_id = guild_id
+        self.user_id = user_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ForgetButton:
+        guild, user = number(match["guild"]), number(match["user"])
+        # A number the bot did not write matches nobody: the click is refused below.
+        return cls(match["action"], -1 if guild is None else guild, -1 if user is None else user)
+
+    async def callback(self, interaction: Interaction) -> None:
+        if self.user_id != interaction.user.id or self.guild_id != interaction.guild_id:
+            await refuse_click(interaction, "not_your_forget")
+            return
+        lang = user_lang(interaction)
+        if self.action == "no":
+            await update(interaction, content=t("forget_cancelled", lang), view=None)
+            return
+        try:
+            deleted = await within_deadline(
+                interaction,
+                _service(interaction).forget_member(self.guild_id, self.user_id),
+                ephemeral=True,
+                update=True,
+            )
+        except Exception as exc:
+            await report_error(interaction, exc)
+            return
+        text = t("forget_done", lang, rows=sum(deleted.values()))
+        await update(interaction, content=text, view=None)
+
+
+def forget_view(guild_id: int, user_id: int, lang: Lang) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ForgetButton("yes", guild_id, user_id, t("forget_confirm", lang)))
+    view.add_item(ForgetButton("no", guild_id, user_id, t("forget_cancel", lang)))
+    return view
+
+
+@app_commands.command(
+    name=app_commands.locale_str("forget-me"),
+    description=app_commands.locale_str("Delete everything tpquiz stores about you here"),
+)
+@app_commands.guild_only()
+async def forget_me_command(interaction: Interaction) -> None:
+    if interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    check_options(interaction)
+    lang = user_lang(interaction)
+    await reply(
+        interaction,
+        content=t("forget_ask", lang),
+        view=forget_view(interaction.guild_id, interaction.user.id, lang),
+        ephemeral=True,
+    )
+
+
+@app_commands.command(
+    name=app_commands.locale_str("my-data"),
+    description=app_commands.locale_str("Get everything tpquiz stores about you here, as JSON"),
+)
+@app_commands.guild_only()
+async def my_data_command(interaction: Interaction) -> None:
+    if interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    check_options(interaction)
+    lang = user_lang(interaction)
+    try:
+        data = await within_deadline(
+            interaction,
+            _service(interaction).export_json(interaction.guild_id, interaction.user.id),
+            ephemeral=True,
+        )
+    except Exception as exc:
+        await report_error(interaction, exc)
+        return
+    name = f"tpquiz-my-data-{interaction.guild_id}.json"
+    await reply(
+        interaction,
+        content=t("my_data", lang),
+        file=discord.File(io.BytesIO(data), filename=name),
+        ephemeral=True,
+    )
+
+
+async def _error(interaction: Interaction, error: app_commands.AppCommandError) -> None:
+    refused = refusal_for(interaction, error, user_lang(interaction))
+    await report_error(interaction, refused or getattr(error, "original", None) or error)
+
+
+forget_me_command.error(_error)
+my_data_command.error(_error)
+
+_COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (
+    forget_me_command,
+    my_data_command,
+)
+
+
+def _tpquiz_group(bot: TPQuizBot) -> app_commands.Group:
+    group = bot.tree.get_command("tpquiz")
+    assert isinstance(group, app_commands.Group), "cogs.quiz owns the tpquiz group"
+    return group
+
+
+async def setup(bot: TPQuizBot) -> None:
+    if "cogs.quiz" not in bot.extensions:  # the group these commands join
+        await bot.load_extension("cogs.quiz")
+    bot.add_dynamic_items(ForgetButton)
+    for command in _COMMANDS:
+        _tpquiz_group(bot).add_command(command)
+
+
+async def teardown(bot: TPQuizBot) -> None:
+    bot.remove_dynamic_items(ForgetButton)
+    group = bot.tree.get_command("tpquiz")
+    if isinstance(group, app_commands.Group):
+        for command in _COMMANDS:
+            group.remove_command(command.name)

@@ -295,6 +295,36 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "Günlük sorularda artık hiçbir rol anılmayacak.",
         "en": "Daily questions will no longer mention a role.",
     },
+    # -- issue #14: members own their data (docs/privacy.md) --
+    "forget_ask": {
+        "tr": "Bu sunucuda senin hakkında saklanan her şey silinsin mi? Cevapların, puanların,"
+        " testlerin, serilerin ve tekrar kartların; sıralamalar hiç oynamamışsın gibi"
+        " yeniden hesaplanır. Bu geri alınamaz. (Önce `/tpquiz verilerim` ile bir kopyasını"
+        " alabilirsin.)",
+        "en": "Delete everything stored about you in this server? Your answers, points, tests,"
+        " streaks and review cards; the rankings are recounted as if you had never played."
+        " This cannot be undone. (You can get a copy first with `/tpquiz my-data`.)",
+    },
+    "forget_confirm": {"tr": "Evet, hepsini sil", "en": "Yes, delete it all"},
+    "forget_cancel": {"tr": "Vazgeç", "en": "Cancel"},
+    "forget_done": {
+        "tr": "Silindi: bu sunucuda senin hakkında saklanan {rows} kayıt kalmadı.",
+        "en": "Deleted: the {rows} records stored about you in this server are gone.",
+    },
+    "forget_cancelled": {
+        "tr": "Vazgeçildi; hiçbir şey silinmedi.",
+        "en": "Cancelled; nothing was deleted.",
+    },
+    "not_your_forget": {
+        "tr": "Bu düğme başka birine ait. Kendi verilerin için `/tpquiz beni-unut` yaz.",
+        "en": "This button belongs to someone else. Use `/tpquiz forget-me` for your own data.",
+    },
+    "my_data": {
+        "tr": "Bu sunucuda senin hakkında saklanan her şey ekteki JSON dosyasında; `_about`"
+        " her alanın ne olduğunu söyler.",
+        "en": "Everything stored about you in this server is in the attached JSON file;"
+        " `_about` says what each field is.",
+    },
 }
 
 MESSAGES.update(REVIEW_MESSAGES)

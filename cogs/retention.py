@@ -50,6 +50,8 @@ class RetentionCog(commands.Cog):
             await self.service.guild_removed(guild.id, self.bot.clock())
         except Exception:
             log.exception("could not record the removal from guild %s", guild.id)
+        # Tells tests (`bot.wait_for("tpquiz_retention")`) that the event was handled.
+        self.bot.dispatch("tpquiz_retention", guild.id)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
@@ -64,6 +66,7 @@ class RetentionCog(commands.Cog):
             await self.service.guild_present(guild.id)
         except Exception:
             log.exception("could not cancel the pending deletion of guild %s", guild.id)
+        self.bot.dispatch("tpquiz_retention", guild.id)
 
     @tasks.loop(minutes=CHECK_MINUTES)
     async def check(self) -> None:

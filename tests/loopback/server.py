@@ -620,6 +620,22 @@ class LoopbackDiscord:
         self._enqueue("GUILD_CREATE", joined, guild_id=guild_id, fresh_payload=True)
         return payload
 
+    def remove_guild(self, guild_id: int, *, unavailable: bool = False) -> None:
+        """Dispatch GUILD_DELETE: the bot removed from the guild, or (``unavailable``) an
+        outage of it.
+
+        A removal forgets the guild and its channels, so ``add_guild`` can add it back
+        (a GUILD_CREATE, as when the bot is invited again); an outage keeps both.
+        """
+        data: dict[str, Any] = {"id": str(guild_id)}
+        if unavailable:
+            data["unavailable"] = True
+        else:
+            guild = self.guilds.pop(guild_id)
+            for channel_id in guild.channel_ids:
+                self.channels.pop(channel_id, None)
+        self._enqueue("GUILD_DELETE", data, guild_id=guild_id, fresh_payload=True)
+
     def add_channel(
         self, guild_id: int, channel_id: int, *, name: str | None = None
     ) -> dict[str, Any]:

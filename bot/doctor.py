@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
@@ -24,6 +24,9 @@ from bot.config import Settings, token_problem
 from bot.health import heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, bundled_question_files, check_files
 from bot.runlock import running_pid
+
+if TYPE_CHECKING:
+    from bot.storage.privacy import PendingRemoval
 
 __all__ = ["Check", "run_doctor", "DEFAULT_API_BASE"]
 
@@ -102,6 +105,7 @@ async def check_database(settings: Settings) -> list[Check]:
     try:
         version = await storage.db.schema_version()
         await storage.meta.set("doctor:checked_at", datetime.now(UTC).isoformat())
+        pending = await storage.privacy.pending_removals()
     except Exception as exc:
         return [
             Check(
@@ -114,7 +118,8 @@ async def check_database(settings: Settings) -> list[Check]:
     finally:
         await storage.close()
     results = [
-        Check("ok", "database", f"{path} opens, is at schema {version}/{newest}, accepts writes")
+        Check("ok", "database", f"{path} opens, is at schema {version}/{newest}, accepts writes"),
+        *_retention(pending),
     ]
     free = shutil.disk_usage(path.parent).free
     if free < MIN_FREE_BYTES:
@@ -127,6 +132,33 @@ async def check_database(settings: Settings) -> list[Check]:
             )
         )
     return results + running
+
+
+#: Pending server deletions listed one by one; more are counted.
+MAX_PENDING_LINES = 5
+
+
+def _retention(pending: Sequence[PendingRemoval]) -> list[Check]:
+    """The servers that removed the bot and whose data is still to be deleted."""
+    if not pending:
+        return [Check("ok", "retention", "no server's data is pending deletion")]
+
+    def day(ms: int) -> str:
+        return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    lines = [
+        Check(
+            "ok",
+            "retention",
+            f"server {p.guild_id} removed the bot on {day(p.removed_at)}: its data will be"
+            f" deleted on {day(p.due_at)} (tpquiz forget-guild --guild {p.guild_id} does it now)",
+        )
+        for p in pending[:MAX_PENDING_LINES]
+    ]
+    if len(pending) > MAX_PENDING_LINES:
+        more = len(pending) - MAX_PENDING_LINES
+        lines.append(Check("ok", "retention", f"... and {more} more servers pending deletion"))
+    return lines
 
 
 def _running(pid: int) -> str:

@@ -269,3 +269,31 @@ async def test_a_file_that_is_not_a_database_fails(tmp_path: Path) -> None:
         f"{db} is not an SQLite database (it does not start with the SQLite header): point "
         "TPQUIZ_DB at the bot's database file, or restore the latest backup (tpquiz restore)"
     )
+
+
+async def test_doctor_lists_servers_pending_deletion(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, None)
+    storage = await Storage.open(settings.db_path)
+    try:
+        day = 86_400_000
+        for guild in range(1, 8):
+            await storage.privacy.mark_removed(guild, 20_000 * day, (20_030 + guild) * day)
+    finally:
+        await storage.close()
+    results = await run_doctor(settings, offline=True)
+    retention = [c.message for c in results if c.name == "retention"]
+    assert retention[0] == (
+        "server 1 removed the bot on 2024-10-04 00:00 UTC: its data will be deleted on"
+        " 2024-11-04 00:00 UTC (tpquiz forget-guild --guild 1 does it now)"
+    )
+    assert len(retention) == 6 and retention[-1] == "... and 2 more servers pending deletion"
+    assert not _failed(results).get("retention")
+
+
+async def test_doctor_says_when_nothing_is_pending_deletion(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, None)
+    await (await Storage.open(settings.db_path)).close()
+    results = await run_doctor(settings, offline=True)
+    assert [c.message for c in results if c.name == "retention"] == [
+        "no server's data is pending deletion"
+    ]

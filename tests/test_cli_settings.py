@@ -169,3 +169,18 @@ def test_doctor_does_not_create_a_database(tmp_path: Path) -> None:
         result.stdout
     )
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "3651", "1.5", "30d", "nan", "²"])
+def test_guild_retention_days_is_range_checked(value: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({"TPQUIZ_GUILD_RETENTION_DAYS": value}, env_file=None)
+    assert str(raised.value) == (
+        f"TPQUIZ_GUILD_RETENTION_DAYS must be a number of days from 0 to 3650, not {value!r}"
+    )
+
+
+def test_guild_retention_days_default_and_set() -> None:
+    assert Settings.from_env({}, env_file=None).guild_retention_days == 30
+    env = {"TPQUIZ_GUILD_RETENTION_DAYS": "0"}
+    assert Settings.from_env(env, env_file=None).guild_retention_days == 0

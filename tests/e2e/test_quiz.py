@@ -71,8 +71,12 @@ async def test_command_sync_body_is_localised_and_not_resent_on_restart(quiz: Qu
         assert len(puts) == 1
         (group,) = [c for c in puts[0].body if c["name"] == "tpquiz"]
         subs = {o["name"]: o for o in group["options"]}
-        assert set(subs) == {"question", "test", "leaderboard", "stats", "review"}
+        assert set(subs) == {
+            "question", "test", "leaderboard", "stats", "review", "forget-me", "my-data"
+        }  # fmt: skip
         assert subs["review"]["name_localizations"]["tr"] == "tekrar"
+        assert subs["forget-me"]["name_localizations"]["tr"] == "beni-unut"
+        assert subs["my-data"]["name_localizations"]["tr"] == "verilerim"
         assert subs["question"]["name_localizations"]["tr"] == "soru"
         assert subs["leaderboard"]["name_localizations"]["tr"] == "sıralama"
         assert subs["stats"]["name_localizations"]["tr"] == "istatistik"

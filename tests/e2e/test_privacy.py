@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     callback_message,
     created_message_id,
 )
+from tests.e2e.forged import with_custom_id
 from tests.e2e.test_quiz import EPHEMERAL, answer_buttons, post_question
 
 ALICE, BOB = 1_300_000_000_000_003_001, 1_300_000_000_000_003_002
@@ -187,3 +188,23 @@ async def test_an_outage_schedules_nothing(quiz: QuizHarness) -> None:
         assert await retention(bot).delete_due() == []
         with sqlite3.connect(quiz.db_path) as conn:
             assert conn.execute("SELECT COUNT(*) FROM guild_removals").fetchone() == (0,)
+
+
+async def test_forged_forget_buttons_delete_nothing(quiz: QuizHarness) -> None:
+    alice, bob = quiz.member(ALICE, "alice"), quiz.member(BOB, "bob")
+    async with quiz.bot():
+        await both_answer(quiz, alice, bob)
+        before = member_rows(quiz, ALICE), member_rows(quiz, BOB)
+        request = await quiz.loopback.interact(quiz.command(alice, "forget-me"))
+        message_id, message = created_message_id(request), callback_message(request)
+        click = quiz.loopback.button_click(message_id, buttons(message)[0]["custom_id"], alice)
+        other_guild = GUILD_ID + 7
+        for custom_id in (
+            f"tpq:forget:yes:{GUILD_ID}:{BOB}",  # Alice pressing a button made for Bob
+            f"tpq:forget:yes:{other_guild}:{ALICE}",  # made in another server
+            f"tpq:forget:yes:0{GUILD_ID}:{ALICE}",  # not a number the bot writes
+            f"tpq:forget:yes:{GUILD_ID}:{'9' * 25}",
+        ):
+            forged = await quiz.loopback.interact(with_custom_id(quiz.loopback, click, custom_id))
+            assert "belongs to someone else" in callback_message(forged)["content"], custom_id
+        assert (member_rows(quiz, ALICE), member_rows(quiz, BOB)) == before

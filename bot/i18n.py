@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
+from bot.i18n_items import ITEM_MESSAGES
 from bot.quiz.model import Lang
 
 MESSAGES: dict[str, dict[Lang, str]] = {
@@ -295,6 +296,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "Daily questions will no longer mention a role.",
     },
 }
+
+MESSAGES.update(ITEM_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:

@@ -219,7 +219,7 @@ def flags_for(stats: ItemStats, item: Item) -> tuple[Flag, ...]:
                     {
                         "choice": LETTERS[best],
                         "choice_rate": _pct(stats.top_picks[best] / top_total),
-                        "key": LETTERS[key],
+                        "key_choice": LETTERS[key],
                         "key_rate": _pct(key_top / top_total),
                         "n": str(top_total),
                     },

@@ -13,8 +13,11 @@ connection of its own (`tpquiz questions report`), the bot on its database threa
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from bot.quiz.itemstats import FirstAnswer
+
+from . import preflight, problems
 
 
 def first_answers(conn: sqlite3.Connection, guild_id: int | None = None) -> list[FirstAnswer]:
@@ -29,3 +32,33 @@ def first_answers(conn: sqlite3.Connection, guild_id: int | None = None) -> list
     else:
         cursor = conn.execute(f"{columns} WHERE guild_id = ? AND first = 1", (guild_id,))
     return [FirstAnswer(g, u, q, c, bool(r)) for g, u, q, c, r in cursor]
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the database at `path` for the reporting commands;
+    DatabaseUnusable (one sentence) when it cannot be read or is not tpquiz's.
+
+    Only the cheap checks (`preflight.path_problem`), not `quick_check`: the report must
+    stay fast on a file of millions of answers, and it changes nothing.
+    """
+    problem = preflight.path_problem(path, write=False)
+    if problem:
+        raise problems.DatabaseUnusable(problem)
+    try:
+        conn = sqlite3.connect(preflight.readonly_uri(path), uri=True)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if not has_table(conn, "answers"):
+            conn.close()
+            raise problems.DatabaseUnusable(problems.not_tpquiz(path, version))
+    except sqlite3.DatabaseError as exc:
+        raise problems.DatabaseUnusable(problems.unreadable_sqlite(path, exc)) from None
+    return conn
+
+
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether the file has table `name` (an older schema may lack the reports)."""
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None

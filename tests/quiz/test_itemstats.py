@@ -87,7 +87,7 @@ def test_planted_wrong_key_is_flagged() -> None:
     assert planted.discrimination is not None and planted.discrimination < 0
     assert "wrong_key" in codes(planted)
     top = next(f for f in planted.flags if f.code == "top_prefers")
-    assert (top.params["choice"], top.params["key"], top.params["choice_rate"]) == (
+    assert (top.params["choice"], top.params["key_choice"], top.params["choice_rate"]) == (
         "B",
         "A",
         "100%",

@@ -36,7 +36,13 @@ SHUTDOWN_GRACE = 10.0
 _INTERACTION_TASKS = ("discord-ui-", "CommandTree-invoker")
 
 #: Every extension the bot loads, in order; a test loads each one.
-EXTENSIONS: tuple[str, ...] = ("cogs.quiz", "cogs.health", "cogs.daily", "cogs.admin")
+EXTENSIONS: tuple[str, ...] = (
+    "cogs.quiz",
+    "cogs.health",
+    "cogs.daily",
+    "cogs.admin",
+    "cogs.reports",
+)
 
 
 def utcnow() -> datetime:

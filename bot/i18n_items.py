@@ -51,6 +51,7 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "Örn. doğru cevap B olmalı, çünkü ...",
         "en": "E.g. the answer should be B, because ...",
     },
+    "report_which": {"tr": "Hangi soru?", "en": "Which question?"},
     "reason_wrong_answer": {"tr": "Cevap yanlış", "en": "Wrong answer"},
     "reason_unclear": {"tr": "Soru belirsiz", "en": "Unclear"},
     "reason_typo": {"tr": "Yazım ya da çeviri hatası", "en": "Typo or translation"},

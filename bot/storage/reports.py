@@ -176,3 +176,19 @@ def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> list
         (guild_id, user_id),
     ).fetchall()
     return [r.as_dict() for r in _reports(rows)]
+
+
+def resolve_open(
+    conn: sqlite3.Connection, report_id: int, *, guild_id: int, now_ms: int, by: int
+) -> Report | None:
+    """Resolve an open report of this server (an admin's Resolve button); None when
+    there is no such open report there (already resolved, or another server's)."""
+    changed = conn.execute(
+        "UPDATE reports SET resolved_at = ?, resolved_by = ? WHERE id = ? AND guild_id = ?"
+        " AND resolved_at IS NULL",
+        (now_ms, by, report_id, guild_id),
+    ).rowcount
+    if not changed:
+        return None
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM reports WHERE id = ?", (report_id,)).fetchall()
+    return _reports(rows)[0]

@@ -155,8 +155,9 @@ def item_stats(
     picks = [0] * n
     correct = 0
     count = 0
-    # (accuracy on the member's other first answers, user key, right?, choice)
-    ranked: list[tuple[float, tuple[int, int], int, int]] = []
+    # (minus the accuracy on the member's other first answers, guild, user, right?,
+    # choice): sorted as plain tuples, best first, ties broken by member (stable split).
+    ranked: list[tuple[float, int, int, int, int]] = []
     for a in answers:
         count += 1
         correct += a.correct
@@ -165,18 +166,17 @@ def item_stats(
         answered, right = totals[(a.guild_id, a.user_id)]
         if answered > 1:
             rest = (right - a.correct) / (answered - 1)
-            ranked.append((rest, (a.guild_id, a.user_id), int(a.correct), a.choice_index))
-    discrimination = _correlation([float(r[2]) for r in ranked], [r[0] for r in ranked])
-    # Thirds by accuracy on other answers; ties broken by member so the split is stable.
-    ranked.sort(key=lambda r: (-r[0], r[1]))
+            ranked.append((-rest, a.guild_id, a.user_id, int(a.correct), a.choice_index))
+    discrimination = _correlation([float(r[3]) for r in ranked], [-r[0] for r in ranked])
+    ranked.sort()
     third = len(ranked) // 3
     top, bottom = [0] * n, [0] * n
     for r in ranked[:third]:
-        if 0 <= r[3] < n:
-            top[r[3]] += 1
+        if 0 <= r[4] < n:
+            top[r[4]] += 1
     for r in ranked[len(ranked) - third :] if third else []:
-        if 0 <= r[3] < n:
-            bottom[r[3]] += 1
+        if 0 <= r[4] < n:
+            bottom[r[4]] += 1
     stats = ItemStats(
         question_id=item.question_id,
         answers=count,

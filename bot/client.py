@@ -47,6 +47,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.daily",
     "cogs.admin",
     "cogs.reminders",
+    "cogs.reports",
 )
 
 

@@ -185,8 +185,11 @@ def test_leaderboard_never_migrates_an_older_database(tmp_path: Path) -> None:
 
 
 def test_on_a_read_only_file_system_leaderboard_reads_and_run_refuses(tmp_path: Path) -> None:
-    """Root ignores file modes, so read-only is a read-only mount (skipped without root)."""
-    with tmpfs(tmp_path / "ro") as mount:
+    """Root ignores file modes, so read-only is a read-only mount (skipped without root).
+
+    2 MiB, not the default 512 KiB: the migrations' WAL and the checkpoint at close need
+    about 400 KiB at once, and a full tmpfs leaves the -wal and -shm files behind."""
+    with tmpfs(tmp_path / "ro", size_kib=2048) as mount:
         db = _make_db(mount / "quiz.sqlite3")
         before = _digest(db)
         remount(mount, "ro")

@@ -335,6 +335,14 @@ class Database:
             self._committed(started)
             return result
 
+    async def run_read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read-only `work(connection)` on the database thread in one trip, outside
+        any transaction (see `run_transaction` for why one trip). For reads that walk
+        many rows in plain sqlite3 (item statistics, report lists); `work` must not
+        write."""
+        result: T = await self.conn._execute(work, self.conn._conn)
+        return result
+
 
 def _split_sql(script: str) -> list[str]:
     """Split a migration into statements (our migrations hold no ';' inside literals)."""

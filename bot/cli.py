@@ -15,7 +15,7 @@ from typing import TextIO
 import discord
 import yarl
 
-from bot import bank_commands, db_commands, ops_commands, privacy_commands
+from bot import bank_commands, db_commands, ops_commands, privacy_commands, stats_commands
 from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
@@ -204,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     ops_commands.register(sub)
     db_commands.register(sub)
     privacy_commands.register(sub)
+    stats_commands.register(sub)
     return parser
 
 

@@ -48,6 +48,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.daily",
     "cogs.admin",
     "cogs.reminders",
+    "cogs.reports",
     "cogs.retention",
 )
 

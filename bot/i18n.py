@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
+from bot.i18n_items import ITEM_MESSAGES
 from bot.i18n_review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
 from bot.quiz.model import Lang
 
@@ -328,6 +329,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
 }
 
 MESSAGES.update(REVIEW_MESSAGES)
+MESSAGES.update(ITEM_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:

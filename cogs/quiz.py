@@ -28,6 +28,7 @@ from bot.quiz.model import LETTERS, TOPICS, Lang
 from bot.quiz.periods import PERIODS, Period
 from bot.responses import reply, report_error, update, user_lang, within_deadline
 from bot.service import QuizError
+from cogs.reports import report_view
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -255,7 +256,7 @@ async def answer_post(interaction: Interaction, post_id: int, choice_index: int)
     age = discord.utils.utcnow() - interaction.created_at
     bot.metrics.observe_interaction(age.total_seconds(), kind="answer")
     try:
-        await reply(interaction, embed=embed, ephemeral=True)
+        await reply(interaction, embed=embed, view=report_view("p", post_id, lang), ephemeral=True)
     except discord.HTTPException:
         # The answer is committed; only the message was lost.
         log.warning("could not send the answer reply for post %s", post_id, exc_info=True)
@@ -288,7 +289,7 @@ async def answer_test(
     try:
         if step.summary is not None:
             first, *rest = render.test_summary_messages(step.summary, lang)
-            await update(interaction, embeds=first, view=None)
+            await update(interaction, embeds=first, view=report_view("t", run_id, lang))
             for embeds in rest:
                 await interaction.followup.send(embeds=embeds, ephemeral=True)
             return

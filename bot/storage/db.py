@@ -336,14 +336,19 @@ class Database:
             return result
 
     async def run_read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `work(connection)` in one read transaction on the database thread.
+        """Run a read-only `work(connection)` on the database thread in one trip.
 
-        The reads see one snapshot (an export of a member reads several tables) and work
-        on a read-only connection too, where `run_transaction`'s BEGIN IMMEDIATE fails.
-        Uses aiosqlite's `_execute`, as `run_transaction` does.
+        For reads that walk many rows in plain sqlite3 (item statistics, report lists, a
+        member's export); `work` must not write. Outside a transaction it runs in one
+        read transaction, so several tables are read from one snapshot (an export); it
+        also works on a read-only connection, where BEGIN IMMEDIATE fails. Inside a
+        write transaction of `transaction()` (another coroutine between two of its
+        statements) it reads as the other reads do, without touching that transaction.
         """
 
         def read(conn: sqlite3.Connection) -> T:
+            if conn.in_transaction:
+                return work(conn)
             conn.execute("BEGIN")
             try:
                 return work(conn)

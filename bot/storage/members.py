@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import cards, reminders
+from . import cards, reminders, reports
 
 __all__ = [
     "GUILD_STEPS",
@@ -138,6 +138,17 @@ def _delete_totals(conn: sqlite3.Connection, guild_id: int, user_id: int) -> int
 def _delete_periods(conn: sqlite3.Connection, guild_id: int, user_id: int) -> int:
     _uncount(conn, guild_id, "member_periods", user_id)
     return _delete_rows("member_periods")(conn, guild_id, user_id)
+
+
+def _delete_reports(conn: sqlite3.Connection, guild_id: int, user_id: int) -> int:
+    """The member's reports; and, where the member (an admin) resolved someone else's
+    report, their id is taken off it (the report and its note stay the reporter's)."""
+    deleted = reports.delete_member(conn, guild_id, user_id)
+    conn.execute(
+        "UPDATE reports SET resolved_by = NULL WHERE guild_id = ? AND resolved_by = ?",
+        (guild_id, user_id),
+    )
+    return deleted
 
 
 #: Every table that stores something about a member, in deletion order (answers before
@@ -248,6 +259,23 @@ MEMBER_STEPS: list[MemberStep] = [
         reminders.export_member,
         reminders.delete_member,
     ),
+    MemberStep(
+        "reports",
+        {
+            "_table": "the problems you reported on questions (the Report a problem button)",
+            "id": "the report's number",
+            "question_id": "the question",
+            "language": "the language you saw it in",
+            "reason": "wrong_answer, unclear, typo, outdated or other",
+            "body": "your own words",
+            "created_at": "when (Unix ms UTC)",
+            "resolved_at": "when an admin or maintainer resolved it, or null",
+            "resolved_by": "the admin's id, or null",
+            "note": "what was done",
+        },
+        reports.export_member,
+        _delete_reports,
+    ),
 ]
 
 
@@ -260,6 +288,7 @@ MEMBER_TABLES: tuple[str, ...] = (
     "daily_streaks",
     "cards",
     "review_reminders",
+    "reports",
 )
 
 
@@ -274,6 +303,7 @@ def _delete_guild_rows(table: str) -> Callable[[sqlite3.Connection, int], int]:
 GUILD_STEPS: list[GuildStep] = [
     GuildStep("cards", cards.delete_guild),
     GuildStep("review_reminders", reminders.delete_guild),
+    GuildStep("reports", reports.delete_guild),
 ] + [
     GuildStep(table, _delete_guild_rows(table))
     for table in (

@@ -1200,6 +1200,57 @@ class LoopbackDiscord:
             "message": copy.deepcopy(message),
         }
 
+    def modal_submit(
+        self,
+        guild_id: int,
+        channel_id: int,
+        member: dict[str, Any],
+        modal: dict[str, Any],
+        values: dict[str, str | list[str]],
+        *,
+        locale: str = "en-US",
+        guild_locale: str = "en-US",
+        message: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """INTERACTION_CREATE payload (type 5) submitting ``modal`` (the ``data`` of the
+        bot's type-9 callback) with ``values`` by custom_id: a list for a select, a string
+        for a text input. As on Discord, a select value must be one of its options, a text
+        no longer than its ``max_length``, and an omitted text input arrives empty.
+        Components come back as Discord sends them: labels (type 18) around one component.
+        ``message`` is the message the modal was opened from, when it was a component's.
+        """
+        submitted: list[dict[str, Any]] = []
+        for top in modal.get("components", []):
+            inner = [top["component"]] if top.get("type") == 18 else top.get("components", [])
+            parts = []
+            for component in inner:
+                custom_id = component["custom_id"]
+                if component["type"] == 3:
+                    chosen = values.get(custom_id, [])
+                    chosen = [chosen] if isinstance(chosen, str) else list(chosen)
+                    offered = {o["value"] for o in component.get("options", [])}
+                    if not set(chosen) <= offered:
+                        raise ValueError(f"{chosen} are not options of select {custom_id!r}")
+                    parts.append({"type": 3, "custom_id": custom_id, "values": chosen})
+                elif component["type"] == 4:
+                    text = values.get(custom_id, "")
+                    assert isinstance(text, str)
+                    if len(text) > int(component.get("max_length") or 4000):
+                        raise ValueError(f"text input {custom_id!r} takes fewer characters")
+                    parts.append({"type": 4, "custom_id": custom_id, "value": text})
+            if top.get("type") == 18:
+                submitted.append({"type": 18, "id": self.snowflake() % 1000, "component": parts[0]})
+            else:
+                submitted.append({"type": 1, "components": parts})
+        data = {"custom_id": modal["custom_id"], "components": submitted}
+        payload = self._interaction_base(
+            _MODAL_SUBMIT, guild_id, channel_id, member, data,
+            locale=locale, guild_locale=guild_locale,
+        )  # fmt: skip
+        if message is not None:
+            payload["message"] = copy.deepcopy(message)
+        return payload
+
     # ------------------------------------------------------------------ driving the bot
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:

@@ -118,6 +118,13 @@ async def _play(path: Path, seed: int, x_rank: str, *, with_x: bool) -> Storage:
                     "INSERT INTO review_reminders (guild_id, user_id, set_at) VALUES (?, ?, ?)",
                     (guild, user, user),
                 )
+                await conn.execute(
+                    "INSERT INTO reports (guild_id, user_id, question_id, language, reason,"
+                    " created_at, resolved_at, resolved_by, note) VALUES (?, ?, 'q', 'en',"
+                    " 'typo', ?, ?, ?, 'fixed')",
+                    # Member 7's report was resolved by X, an admin: X's id goes from it.
+                    (guild, user, user, 5, X if user == 7 and with_x else None),
+                )
     return storage
 
 
@@ -135,7 +142,7 @@ def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
         dump = {}
         for table in tables:
             columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-            if table == "answers":
+            if table in ("answers", "reports"):
                 columns.remove("id")
             rows = conn.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
             dump[table] = sorted(rows, key=repr)
@@ -213,6 +220,7 @@ async def test_forgetting_a_member_leaves_the_database_as_if_they_never_played(
         assert deleted["answers"] > 30 and deleted["test_runs"] == 1
         assert deleted["members"] == 1 and deleted["daily_streaks"] == 1
         assert deleted["review_reminders"] == 1 and deleted["cards"] > 0
+        assert deleted["reports"] == 1
         assert deleted["member_periods"] >= 4  # several weeks and two months
         # In the other server X is untouched.
         assert await with_x.privacy.export_member(OTHER, X) == before_other

@@ -1,4 +1,4 @@
--- 0006: Pending deletions of servers that removed the bot
+-- 0007: Pending deletions of servers that removed the bot
 -- Why: issue #14: a server that removes the bot has its data deleted
 --   TPQUIZ_GUILD_RETENTION_DAYS later unless the bot is added back before; the pending
 --   deletion must survive restarts and show in `tpquiz doctor`.

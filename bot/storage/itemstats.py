@@ -1,0 +1,64 @@
+"""Reading what item statistics need: members' first answers (issue #13).
+
+Only first answers count (`answers.first = 1`: a member's first answer to a question in
+a server, the one that can score; later posts of the same question and test retries are
+`first = 0`). `answers.choice_index` is the choice in file order, whatever order the
+buttons showed it in, and `correct` was decided when it was recorded.
+
+These are plain `sqlite3` functions: the command line runs them on a read-only
+connection of its own (`tpquiz questions report`), the bot on its database thread
+(`Database.run_read`). The statistics themselves are `bot.quiz.itemstats`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.quiz.itemstats import FirstAnswer
+
+from . import preflight, problems
+
+
+def first_answers(conn: sqlite3.Connection, guild_id: int | None = None) -> list[FirstAnswer]:
+    """Every first answer, of one server or (None) of every server the bot serves.
+
+    One pass over the table: reading rows is the cost (about a second per million), so
+    no index is asked for when every server is wanted.
+    """
+    columns = "SELECT guild_id, user_id, question_id, choice_index, correct FROM answers"
+    if guild_id is None:
+        cursor = conn.execute(f"{columns} NOT INDEXED WHERE first = 1")
+    else:
+        cursor = conn.execute(f"{columns} WHERE guild_id = ? AND first = 1", (guild_id,))
+    return [FirstAnswer(g, u, q, c, bool(r)) for g, u, q, c, r in cursor]
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the database at `path` for the reporting commands;
+    DatabaseUnusable (one sentence) when it cannot be read or is not tpquiz's.
+
+    Only the cheap checks (`preflight.path_problem`), not `quick_check`: the report must
+    stay fast on a file of millions of answers, and it changes nothing.
+    """
+    problem = preflight.path_problem(path, write=False)
+    if problem:
+        raise problems.DatabaseUnusable(problem)
+    try:
+        conn = sqlite3.connect(preflight.readonly_uri(path), uri=True)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if not has_table(conn, "answers"):
+            conn.close()
+            raise problems.DatabaseUnusable(problems.not_tpquiz(path, version))
+    except sqlite3.DatabaseError as exc:
+        raise problems.DatabaseUnusable(problems.unreadable_sqlite(path, exc)) from None
+    return conn
+
+
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether the file has table `name` (an older schema may lack the reports)."""
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None

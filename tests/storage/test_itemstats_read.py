@@ -1,0 +1,48 @@
+"""First answers read from a real SQLite file, as the answers are recorded by the bot."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.quiz.itemstats import FirstAnswer
+from bot.storage import Storage
+from bot.storage.itemstats import first_answers
+from tests.factories import make_bank
+
+GUILD, OTHER = 111, 222
+
+
+async def test_only_first_answers_are_read_with_the_file_order_choice(tmp_path: Path) -> None:
+    bank = make_bank()
+    q = bank["mlp-split-01"]  # correct index 1
+    path = tmp_path / "quiz.sqlite3"
+    storage = await Storage.open(path)
+    try:
+        posts = [
+            await storage.posts.create(
+                guild_id=g,
+                channel_id=5,
+                question_id=q.id,
+                order=(2, 0, 3, 1),
+                language="en",
+                now_ms=1_000 + i,
+            )  # fmt: skip
+            for i, g in enumerate((GUILD, GUILD, OTHER))
+        ]
+        # Alice answers the question twice in GUILD (the second is not first), once in OTHER.
+        await storage.answers.record(guild_id=GUILD, user_id=1, name="a", question=q,
+                                     choice_index=3, now_ms=2_000, post_id=posts[0].id)  # fmt: skip
+        await storage.answers.record(guild_id=GUILD, user_id=1, name="a", question=q,
+                                     choice_index=1, now_ms=3_000, post_id=posts[1].id)  # fmt: skip
+        await storage.answers.record(guild_id=OTHER, user_id=1, name="a", question=q,
+                                     choice_index=1, now_ms=4_000, post_id=posts[2].id)  # fmt: skip
+    finally:
+        await storage.close()
+    with sqlite3.connect(path) as conn:
+        assert first_answers(conn, GUILD) == [FirstAnswer(GUILD, 1, q.id, 3, False)]
+        assert sorted(first_answers(conn), key=lambda a: a.guild_id) == [
+            FirstAnswer(GUILD, 1, q.id, 3, False),
+            FirstAnswer(OTHER, 1, q.id, 1, True),
+        ]
+        assert first_answers(conn, 999) == []

@@ -11,6 +11,7 @@ custom_id can be forged). A report's body is a member's words: shown escaped
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -99,10 +100,10 @@ class ResolveButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Button[Any], match: Any, /
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ResolveButton:
-        button = cls(number(match["report"]) or 0, number(match["page"], 10_000) or 0)
-        return button
+        # A forged number reads as report 0, which no server has: "no open report #0".
+        return cls(number(match["report"]) or 0, number(match["page"], 10_000) or 0)
 
     async def callback(self, interaction: Interaction) -> None:
         lang = user_lang(interaction)

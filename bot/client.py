@@ -38,7 +38,8 @@ SHUTDOWN_GRACE = 10.0
 _INTERACTION_TASKS = ("discord-ui-", "CommandTree-invoker")
 
 #: Every extension the bot loads, in order; a test loads each one.
-# cogs.review and cogs.stats join the tpquiz group of cogs.quiz, so they come after it.
+# cogs.review and cogs.stats join the tpquiz group of cogs.quiz, and cogs.reports_admin
+# the tpquiz-admin group of cogs.admin, so each comes after the cog that owns its group.
 EXTENSIONS: tuple[str, ...] = (
     "cogs.quiz",
     "cogs.review",
@@ -49,6 +50,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.admin",
     "cogs.reminders",
     "cogs.reports",
+    "cogs.reports_admin",
     "cogs.retention",
 )
 

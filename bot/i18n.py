@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
-from bot.i18n_items import ITEM_MESSAGES
+from bot.i18n_items import ITEM_COMMANDS_TR, ITEM_MESSAGES
 from bot.i18n_review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
 from bot.quiz.model import Lang
 
@@ -398,6 +398,7 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     "Turkish": "Türkçe",
     "English": "İngilizce",
     **REVIEW_COMMANDS_TR,
+    **ITEM_COMMANDS_TR,
 }
 
 

@@ -131,3 +131,11 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "none_short": {"tr": "yok", "en": "none"},
 }
+
+#: Turkish names and descriptions of the admin's reports command (`bot.i18n.COMMANDS_TR`).
+ITEM_COMMANDS_TR: dict[str, str] = {
+    "reports": "bildirimler",
+    "Open problem reports on questions": "Sorular hakkındaki açık sorun bildirimleri",
+    "page": "sayfa",
+    "Page number": "Sayfa numarası",
+}

@@ -24,7 +24,7 @@ REVIEW_MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "review_outlook": {
         "tr": "Yarına kadar {tomorrow} kart, 7 gün içinde {week} kart tekrar zamanına gelecek.",
-        "en": "{tomorrow} cards fall due by tomorrow and {week} in the next 7 days.",
+        "en": "Cards due by tomorrow: {tomorrow}; in the next 7 days: {week}.",
     },
     "review_next_due": {
         "tr": "Sıradaki kart {relative} ({when}) tekrar zamanına gelir.",

@@ -121,7 +121,7 @@ async def test_review_brings_misses_first_and_reschedules_them(quiz: QuizHarness
                 assert after["author"]["name"] == f"Question {position + 2}/10"
         assert after["title"] == f"Review finished: {right_answers}/10 right"
         assert message["components"] == []
-        assert "cards fall due by tomorrow" in after["description"]
+        assert "Cards due by tomorrow: 1; in the next 7 days: 10." in after["description"]
         assert re.search(r"falls due <t:\d+:R> \(<t:\d+:f>\)", after["description"])
 
         now = now_ms(quiz)

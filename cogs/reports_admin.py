@@ -1,0 +1,194 @@
+"""`/tpquiz-admin reports`: a server's open problem reports, with a Resolve button each.
+
+Glue only, beside `cogs.reports` (the member's side). The command joins the
+`tpquiz-admin` group of `cogs.admin`, whose `interaction_check` does not cover commands
+added from another module, so Manage Server is checked here on the command and again on
+every Resolve click (a button can be clicked by anyone who sees the message, and the
+custom_id can be forged). A report's body is a member's words: shown escaped
+(`bot.limits.echo`: no markdown, no mentions, one line) and sent with no allowed mentions.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str
+
+from bot.custom_ids import number
+from bot.i18n import t
+from bot.limits import echo
+from bot.quiz.model import Lang
+from bot.render import QUESTION_COLOUR
+from bot.reports_service import ReportService
+from bot.responses import reply, report_error, update, user_lang
+from bot.service import QuizError
+from bot.storage.reports import Report
+
+if TYPE_CHECKING:
+    from bot.client import TPQuizBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[Any]
+
+#: Reports per page: one Resolve button each, in one action row.
+PAGE = 5
+BODY_SHOWN = 300
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def _reports(interaction: Interaction) -> ReportService:
+    return ReportService(cast("TPQuizBot", interaction.client).service)
+
+
+def _admin(interaction: Interaction) -> None:
+    if interaction.guild_id is None:
+        raise QuizError("guild_only")
+    if not interaction.permissions.manage_guild:
+        log.info(
+            "refused the reports of guild %s to user %s (no Manage Server)",
+            interaction.guild_id,
+            interaction.user.id,
+        )
+        raise QuizError("admin_only")
+
+
+def reports_embed(found: list[Report], total: int, page: int, lang: Lang) -> discord.Embed:
+    """One page of open reports, newest first; every member-written text escaped."""
+    embed = discord.Embed(title=t("reports_title", lang), colour=QUESTION_COLOUR)
+    if not found:
+        embed.description = t("reports_none", lang)
+        return embed
+    lines = []
+    for report in found:
+        head = t(
+            "reports_line",
+            lang,
+            id=report.id,
+            question=echo(report.question_id, 60),
+            reason=t(f"reason_{report.reason}", lang),
+            user=report.user_id,
+            when=f"<t:{report.created_at // 1000}:R>",
+        )
+        body = echo(report.body, BODY_SHOWN) if report.body else "—"
+        lines.append(f"{head}\n> {body}")
+    embed.description = "\n\n".join(lines)[:4096]
+    pages = max(1, -(-total // PAGE))
+    embed.set_footer(text=t("reports_page", lang, page=page + 1, pages=pages, n=total))
+    return embed
+
+
+class ResolveButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"tpq:rr:(?P<report>[^:]+):(?P<page>[^:]+)",
+):
+    """Resolve one report, then redraw the page; the state is all in the custom_id."""
+
+    def __init__(self, report_id: int, page: int, label: str = "Resolve") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80],
+                style=discord.ButtonStyle.success,
+                custom_id=f"tpq:rr:{report_id}:{page}",
+            )
+        )
+        self.report_id, self.page = report_id, page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ResolveButton:
+        # A forged number reads as report 0, which no server has: "no open report #0".
+        return cls(number(match["report"]) or 0, number(match["page"], 10_000) or 0)
+
+    async def callback(self, interaction: Interaction) -> None:
+        lang = user_lang(interaction)
+        try:
+            _admin(interaction)
+            assert interaction.guild_id is not None
+            service = _reports(interaction)
+            done = await service.resolve(interaction.guild_id, self.report_id, interaction.user.id)
+            if done is None:
+                raise QuizError("report_unknown", id=self.report_id)
+            log.info(
+                "report %s resolved by user %s in guild %s",
+                done.id,
+                interaction.user.id,
+                interaction.guild_id,
+            )
+            found, total = await service.open_reports(
+                interaction.guild_id, limit=PAGE, offset=self.page * PAGE
+            )
+            if not found and self.page:
+                self.page = 0
+                found, total = await service.open_reports(interaction.guild_id, limit=PAGE)
+        except Exception as exc:
+            await report_error(interaction, exc)
+            return
+        await update(
+            interaction,
+            content=t("report_resolved", lang, id=self.report_id),
+            embeds=[reports_embed(found, total, self.page, lang)],
+            view=page_view(found, self.page, lang),
+            allowed_mentions=NO_MENTIONS,
+        )
+
+
+def page_view(found: list[Report], page: int, lang: Lang) -> discord.ui.View | None:
+    if not found:
+        return None
+    view = discord.ui.View(timeout=None)
+    for report in found:
+        view.add_item(ResolveButton(report.id, page, t("resolve_button", lang, id=report.id)))
+    return view
+
+
+@app_commands.command(
+    name=locale_str("reports"), description=locale_str("Open problem reports on questions")
+)
+@app_commands.describe(page=locale_str("Page number"))
+@app_commands.rename(page=locale_str("page"))
+async def reports_command(
+    interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
+) -> None:
+    lang = user_lang(interaction)
+    try:
+        _admin(interaction)
+        assert interaction.guild_id is not None
+        found, total = await _reports(interaction).open_reports(
+            interaction.guild_id, limit=PAGE, offset=(page - 1) * PAGE
+        )
+    except Exception as exc:
+        await report_error(interaction, exc)
+        return
+    await reply(
+        interaction,
+        embed=reports_embed(found, total, page - 1, lang),
+        view=page_view(found, page - 1, lang),
+        ephemeral=True,
+        allowed_mentions=NO_MENTIONS,
+    )
+
+
+def _admin_group(bot: TPQuizBot) -> app_commands.Group:
+    group = bot.tree.get_command("tpquiz-admin")
+    assert isinstance(group, app_commands.Group), "cogs.admin owns the tpquiz-admin group"
+    return group
+
+
+async def setup(bot: TPQuizBot) -> None:
+    if "cogs.admin" not in bot.extensions:  # the group this command joins
+        await bot.load_extension("cogs.admin")
+    bot.add_dynamic_items(ResolveButton)
+    _admin_group(bot).add_command(reports_command)
+
+
+async def teardown(bot: TPQuizBot) -> None:
+    bot.remove_dynamic_items(ResolveButton)
+    group = bot.tree.get_command("tpquiz-admin")
+    if isinstance(group, app_commands.Group):
+        group.remove_command("reports")

@@ -37,3 +37,16 @@ def guild_id_arg(text: str) -> int:
             " 123456789012345678)"
         )
     return value
+
+
+def run_click(match: re.Match[str], unknown: str) -> tuple[tuple[int, int, int], str | None]:
+    """(run, position, choice) of a click on a personal round's button (the test or a
+    review), and the refusal key when a number is not one the bot wrote: `unknown` for
+    the run (e.g. "unknown_test"), "bad_choice" for the position or the choice."""
+    run, pos, choice = (
+        number(match["run"]),
+        number(match["pos"], 99),
+        number(match["choice"], 9),
+    )
+    refusal = unknown if run is None else "bad_choice" if pos is None or choice is None else None
+    return (run or 0, pos or 0, choice or 0), refusal

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render
-from bot.custom_ids import number
+from bot.custom_ids import number, run_click
 from bot.i18n import t
 from bot.limits import display_name
 from bot.options import check_options, logged, refusal_for
@@ -128,16 +128,9 @@ class TestButton(
     async def from_custom_id(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TestButton:
-        run, pos, choice = (
-            number(match["run"]),
-            number(match["pos"], 99),
-            number(match["choice"], 9),
-        )
-        button = cls(run or 0, pos or 0, choice or 0)
-        if run is None:
-            button.refusal = "unknown_test"
-        elif pos is None or choice is None:
-            button.refusal = "bad_choice"
+        numbers, refusal = run_click(match, "unknown_test")
+        button = cls(*numbers)
+        button.refusal = refusal
         return button
 
     async def callback(self, interaction: Interaction) -> None:

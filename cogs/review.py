@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 
-from bot.custom_ids import number
+from bot.custom_ids import number, run_click
 from bot.i18n import t
 from bot.limits import display_name
 from bot.options import check_options, refusal_for
@@ -62,16 +62,9 @@ class ReviewButton(
     async def from_custom_id(
         cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ReviewButton:
-        run, pos, choice = (
-            number(match["run"]),
-            number(match["pos"], 99),
-            number(match["choice"], 9),
-        )
-        button = cls(run or 0, pos or 0, choice or 0)
-        if run is None:
-            button.refusal = "unknown_review"
-        elif pos is None or choice is None:
-            button.refusal = "bad_choice"
+        numbers, refusal = run_click(match, "unknown_review")
+        button = cls(*numbers)
+        button.refusal = refusal
         return button
 
     async def callback(self, interaction: Interaction) -> None:

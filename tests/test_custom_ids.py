@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from bot.custom_ids import INT64_MAX, number
+from bot.custom_ids import INT64_MAX, number, run_click
 
 
 @pytest.mark.parametrize("text", ["0", "7", "1300000000000000001", str(INT64_MAX)])
@@ -36,3 +38,17 @@ def test_anything_else_is_not_a_number(text: str) -> None:
 def test_a_maximum_bounds_indexes() -> None:
     assert number("9", 9) == 9
     assert number("10", 9) is None
+
+
+def test_run_click_reads_the_three_numbers_or_names_the_refusal() -> None:
+    template = re.compile(r"tpq:t:(?P<run>[^:]+):(?P<pos>[^:]+):(?P<choice>[^:]+)")
+
+    def read(custom_id: str) -> tuple[tuple[int, int, int], str | None]:
+        match = template.fullmatch(custom_id)
+        assert match is not None
+        return run_click(match, "unknown_test")
+
+    assert read("tpq:t:42:3:1") == ((42, 3, 1), None)
+    assert read("tpq:t:-1:3:1") == ((0, 3, 1), "unknown_test")
+    assert read("tpq:t:42:100:1") == ((42, 0, 1), "bad_choice")
+    assert read("tpq:t:42:3:10") == ((42, 3, 0), "bad_choice")

@@ -23,9 +23,18 @@ class ReportService:
         self.service = service
         self.db = service.storage.db
 
-    async def question_ids_of_test(self, run_id: int, guild_id: int, user_id: int) -> list[str]:
-        """The questions of a member's own test run, in order (QuizError if not theirs)."""
-        run = await self.service.load_test(run_id, guild_id, user_id)
+    async def question_ids_of_run(
+        self, kind: str, run_id: int, guild_id: int, user_id: int
+    ) -> list[str]:
+        """The questions of a member's own test ("t") or review round ("r"), in order
+        (QuizError if it is not theirs, not in this server, or not of that kind)."""
+        if kind == "t":
+            return list((await self.service.load_test(run_id, guild_id, user_id)).question_ids)
+        run = await self.service.storage.test_runs.get(run_id)
+        if run is None or run.guild_id != guild_id or run.kind != "review":
+            raise QuizError("unknown_review")
+        if run.user_id != user_id:
+            raise QuizError("not_your_review")
         return list(run.question_ids)
 
     async def question_of_post(self, post_id: int, guild_id: int) -> str:

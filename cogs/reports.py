@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction[Any]
 
-MODAL_ID = re.compile(r"tpq:rpm:(?P<kind>[pt]):(?P<ref>[^:]+)")
+MODAL_ID = re.compile(r"tpq:rpm:(?P<kind>[ptr]):(?P<ref>[^:]+)")
 REASON_FIELD, BODY_FIELD, WHICH_FIELD = "reason", "body", "which"
 #: Seconds discord.py keeps the Modal object (the listener needs none of it).
 MODAL_TIMEOUT = 900.0
@@ -50,7 +50,7 @@ def _reports(interaction: Interaction) -> ReportService:
 
 class ReportButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"tpq:rp:(?P<kind>[pt]):(?P<ref>[^:]+)",
+    template=r"tpq:rp:(?P<kind>[ptr]):(?P<ref>[^:]+)",
 ):
     """ "Report a problem" under an answer reply; opens the report modal."""
 
@@ -123,12 +123,12 @@ async def open_modal(interaction: Interaction, kind: str, ref: int | None) -> No
         if interaction.guild_id is None:
             raise QuizError("guild_only")
         if ref is None:
-            raise QuizError("unknown_post" if kind == "p" else "unknown_test")
+            raise QuizError({"p": "unknown_post", "t": "unknown_test"}.get(kind, "unknown_review"))
         questions = None
-        if kind == "t":
+        if kind in ("t", "r"):
             bot = _bot(interaction)
-            ids = await _reports(interaction).question_ids_of_test(
-                ref, interaction.guild_id, interaction.user.id
+            ids = await _reports(interaction).question_ids_of_run(
+                kind, ref, interaction.guild_id, interaction.user.id
             )
             questions = []
             for i, qid in enumerate(ids):
@@ -170,11 +170,11 @@ async def submit(interaction: Interaction, kind: str, ref: int | None) -> None:
         service = _reports(interaction)
         values = submitted_values(interaction.data)
         if ref is None:
-            raise QuizError("unknown_post" if kind == "p" else "unknown_test")
+            raise QuizError({"p": "unknown_post", "t": "unknown_test"}.get(kind, "unknown_review"))
         if kind == "p":
             question_id = await service.question_of_post(ref, guild_id)
         else:
-            ids = await service.question_ids_of_test(ref, guild_id, interaction.user.id)
+            ids = await service.question_ids_of_run(kind, ref, guild_id, interaction.user.id)
             position = number((values.get(WHICH_FIELD) or [""])[0], 99)
             if position is None or position >= len(ids):
                 raise QuizError("bad_choice")

@@ -25,6 +25,7 @@ from bot.render_review import review_nothing_embed, review_question_embed, revie
 from bot.responses import reply, report_error, update, user_lang, within_deadline
 from bot.review import ReviewQuestion
 from cogs.quiz import refuse_click
+from cogs.reports import report_view
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -174,7 +175,8 @@ async def answer_review(
         return
     if not step.result.duplicate:
         bot.metrics.answer_recorded(correct=step.result.correct, duplicate=False)
-    view = review_view(step.next) if step.next is not None else None
+    # The round's end carries "Report a problem", as the test's end does (issue #13).
+    view = review_view(step.next) if step.next is not None else report_view("r", run_id, lang)
     try:
         await update(interaction, embeds=review_step_embeds(step, lang), view=view)
     except discord.HTTPException:

@@ -7,6 +7,7 @@ would send it (`LoopbackDiscord.modal_submit`).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
@@ -141,3 +142,35 @@ async def test_report_from_the_test_end_names_the_question_and_survives_a_restar
                                                     "body": "old numbers"})  # fmt: skip
         assert thanks["content"].startswith("Thank you!")
     assert _reports(quiz) == [(GUILD_ID, ALICE, starting[2].id, "en", "outdated", "old numbers")]
+
+
+async def test_report_from_a_review_rounds_end_names_the_question(quiz: QuizHarness) -> None:
+    alice, bob = quiz.member(ALICE, "alice"), quiz.member(BOB, "bob")
+    async with quiz.bot():
+        request = await quiz.loopback.interact(quiz.command(alice, "review", locale="tr"))
+        message_id, message = created_message_id(request), callback_message(request)
+        run = int(buttons(message)[0]["custom_id"].split(":")[2])
+        with sqlite3.connect(quiz.db_path) as conn:
+            ((ids,),) = conn.execute("SELECT question_ids FROM test_runs WHERE id = ?", (run,))
+        round_ids = json.loads(ids)
+        while not buttons(message)[0]["custom_id"].startswith("tpq:rp:"):
+            message = callback_message(
+                await quiz.click(message_id, buttons(message)[0]["custom_id"], alice, locale="tr")
+            )
+        [report] = buttons(message)
+        assert (report["custom_id"], report["label"]) == (f"tpq:rp:r:{run}", "Sorun bildir")
+        # Someone else's click on it (or a forged one) gets a sentence, not the modal.
+        theirs = await quiz.click(message_id, report["custom_id"], bob)
+        assert theirs.body["type"] == 4
+        assert callback_message(theirs)["content"].startswith(
+            "This review round belongs to someone else."
+        )
+        request = await quiz.click(message_id, report["custom_id"], alice, locale="tr")
+        assert request.body["type"] == 9
+        modal = request.body["data"]
+        which = modal["components"][0]["component"]
+        assert len(which["options"]) == len(round_ids)
+        thanks = await _submit(quiz, alice, modal, {"which": ["1"], "reason": ["unclear"]},
+                               locale="tr")  # fmt: skip
+        assert thanks["content"].startswith("Teşekkürler!")
+    assert _reports(quiz) == [(GUILD_ID, ALICE, round_ids[1], "tr", "unclear", "")]

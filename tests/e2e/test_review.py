@@ -92,6 +92,7 @@ async def test_review_brings_misses_first_and_reschedules_them(quiz: QuizHarness
         assert embed["title"] == "Review" and embed["author"]["name"] == "Question 1/10"
         assert quiz.bank[posted].text.en in embed["description"]
         assert all(b["custom_id"].startswith("tpq:r:") for b in buttons(message))
+        first_row = message["components"]
 
         right_answers = 0
         for position, qid in enumerate(chosen):
@@ -120,7 +121,8 @@ async def test_review_brings_misses_first_and_reschedules_them(quiz: QuizHarness
             if position < len(chosen) - 1:
                 assert after["author"]["name"] == f"Question {position + 2}/10"
         assert after["title"] == f"Review finished: {right_answers}/10 right"
-        assert message["components"] == []
+        [report] = buttons(message)  # the end carries only "Report a problem"
+        assert report["custom_id"] == f"tpq:rp:r:{run_id({'components': first_row})}"
         assert "Cards due by tomorrow: 1; in the next 7 days: 10." in after["description"]
         assert re.search(r"falls due <t:\d+:R> \(<t:\d+:f>\)", after["description"])
 

@@ -51,6 +51,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.reminders",
     "cogs.reports",
     "cogs.reports_admin",
+    "cogs.questions_admin",
     "cogs.retention",
 )
 

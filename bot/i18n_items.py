@@ -130,6 +130,12 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "No first answers in this server yet.",
     },
     "none_short": {"tr": "yok", "en": "none"},
+    "questions_page": {
+        "tr": "Sayfa {page}/{pages} · {n} işaretli soru",
+        "en": "Page {page}/{pages} · {n} flagged",
+    },
+    "questions_previous": {"tr": "Önceki", "en": "Previous"},
+    "questions_next": {"tr": "Sonraki", "en": "Next"},
 }
 
 #: Turkish names and descriptions of the admin's reports command (`bot.i18n.COMMANDS_TR`).
@@ -138,4 +144,11 @@ ITEM_COMMANDS_TR: dict[str, str] = {
     "Open problem reports on questions": "Sorular hakkındaki açık sorun bildirimleri",
     "page": "sayfa",
     "Page number": "Sayfa numarası",
+    "questions": "sorular",
+    "This server's most flagged questions": "Bu sunucuda en çok işaretlenen sorular",
+    "One question's figures, choice bars and reports": (
+        "Bir sorunun rakamları, seçenek çubukları ve bildirimleri"
+    ),
+    "id": "kimlik",
+    "The question's id": "Sorunun kimliği",
 }

@@ -347,7 +347,9 @@ async def test_admin_command_is_hidden_from_members_and_refused_to_them(quiz: Qu
         assert group["name_localizations"]["tr"] == "tpquiz-yönetim"
         assert group["contexts"] == [0]
         subs = {o["name"]: o for o in group["options"]}
-        assert set(subs) == {"daily", "settings", "language", "role", "reports"}
+        assert set(subs) == {
+            "daily", "settings", "language", "role", "reports", "questions", "question"
+        }  # fmt: skip
         assert {o["name"] for o in subs["daily"]["options"]} == {"channel", "off", "now"}
 
         member = quiz.member(ALICE, "alice")  # no Manage Server
@@ -356,6 +358,8 @@ async def test_admin_command_is_hidden_from_members_and_refused_to_them(quiz: Qu
             ("daily channel", {"channel": DAILY_CHANNEL}),
             ("daily now", None),
             ("reports", None),
+            ("questions", None),
+            ("question", {"id": "basics-01"}),
         ):
             reply = await admin(quiz, sub, options, member=member)
             assert reply["flags"] & EPHEMERAL

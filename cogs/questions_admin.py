@@ -1,0 +1,205 @@
+"""`/tpquiz-admin questions` and `/tpquiz-admin question <id>`: a server's item statistics.
+
+Glue only, as `cogs.reports_admin`: the commands join the `tpquiz-admin` group of
+`cogs.admin`, whose `interaction_check` does not cover commands added from another
+module, so Manage Server is checked here on each command and on every Previous/Next
+click (anyone who sees the message can click, and a custom_id can be forged). The page
+lives in the custom_id, so the buttons work after a restart. Report bodies are shown
+escaped and sent with no allowed mentions.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str
+
+from bot.custom_ids import number
+from bot.i18n import t
+from bot.item_service import ItemStatsService
+from bot.quiz.itemstats import ItemStats
+from bot.quiz.model import Lang
+from bot.render_items import pages_of, question_embed, questions_embed
+from bot.reports_service import ReportService
+from bot.responses import reply, report_error, update, user_lang
+from bot.service import QuizError
+
+if TYPE_CHECKING:
+    from bot.client import TPQuizBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[Any]
+
+NO_MENTIONS = discord.AllowedMentions.none()
+#: The longest question id the option accepts (bank ids are far shorter).
+ID_LENGTH = 100
+
+
+def _service(interaction: Interaction) -> ItemStatsService:
+    return ItemStatsService(cast("TPQuizBot", interaction.client).service)
+
+
+def _admin(interaction: Interaction) -> None:
+    if interaction.guild_id is None:
+        raise QuizError("guild_only")
+    if not interaction.permissions.manage_guild:
+        log.info(
+            "refused the item statistics of guild %s to user %s (no Manage Server)",
+            interaction.guild_id,
+            interaction.user.id,
+        )
+        raise QuizError("admin_only")
+
+
+class PageButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"tpq:qs:(?P<page>[^:]+):(?P<dir>[pn])",
+):
+    """Previous or Next page of the flagged questions; the target page is in the custom_id."""
+
+    def __init__(self, page: int, direction: str, label: str = "Next", *, disabled: bool = False):
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80],
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"tpq:qs:{page}:{direction}",
+                disabled=disabled,
+            )
+        )
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PageButton:
+        return cls(number(match["page"], 10_000) or 0, match["dir"])
+
+    async def callback(self, interaction: Interaction) -> None:
+        lang = user_lang(interaction)
+        try:
+            _admin(interaction)
+            assert interaction.guild_id is not None
+            flagged = await _service(interaction).flagged(interaction.guild_id)
+        except Exception as exc:
+            await report_error(interaction, exc)
+            return
+        page = min(self.page, pages_of(len(flagged)) - 1)
+        await update(
+            interaction,
+            embeds=[questions_embed(flagged, page, lang)],
+            view=page_view(flagged, page, lang),
+            allowed_mentions=NO_MENTIONS,
+        )
+
+
+def page_view(flagged: list[ItemStats], page: int, lang: Lang) -> discord.ui.View | None:
+    pages = pages_of(len(flagged))
+    if pages <= 1:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        PageButton(max(page - 1, 0), "p", t("questions_previous", lang), disabled=page == 0)
+    )
+    view.add_item(
+        PageButton(
+            min(page + 1, pages - 1), "n", t("questions_next", lang), disabled=page >= pages - 1
+        )
+    )
+    return view
+
+
+@app_commands.command(
+    name=locale_str("questions"), description=locale_str("This server's most flagged questions")
+)
+@app_commands.describe(page=locale_str("Page number"))
+@app_commands.rename(page=locale_str("page"))
+async def questions_command(
+    interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
+) -> None:
+    lang = user_lang(interaction)
+    try:
+        _admin(interaction)
+        assert interaction.guild_id is not None
+        flagged = await _service(interaction).flagged(interaction.guild_id)
+    except Exception as exc:
+        await report_error(interaction, exc)
+        return
+    shown = min(page - 1, pages_of(len(flagged)) - 1)
+    await reply(
+        interaction,
+        embed=questions_embed(flagged, shown, lang),
+        view=page_view(flagged, shown, lang),
+        ephemeral=True,
+        allowed_mentions=NO_MENTIONS,
+    )
+
+
+@app_commands.command(
+    name=locale_str("question"),
+    description=locale_str("One question's figures, choice bars and reports"),
+)
+@app_commands.describe(question_id=locale_str("The question's id"))
+@app_commands.rename(question_id=locale_str("id"))
+async def question_command(
+    interaction: Interaction, question_id: app_commands.Range[str, 1, ID_LENGTH]
+) -> None:
+    lang = user_lang(interaction)
+    try:
+        _admin(interaction)
+        assert interaction.guild_id is not None
+        items = _service(interaction)
+        question = items.question(question_id)
+        if question is None:
+            raise QuizError("question_unknown", question_id=question_id)
+        stats = await items.one(interaction.guild_id, question_id)
+        reports = await ReportService(items.service).reports_of_question(
+            interaction.guild_id, question_id
+        )
+    except Exception as exc:
+        await report_error(interaction, exc)
+        return
+    await reply(
+        interaction,
+        embed=question_embed(question, stats, reports, lang),
+        ephemeral=True,
+        allowed_mentions=NO_MENTIONS,
+    )
+
+
+@question_command.autocomplete("question_id")
+async def _question_autocomplete(
+    interaction: Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    if not isinstance(current, str) or len(current) > ID_LENGTH:
+        return []
+    return [
+        app_commands.Choice(name=i, value=i) for i in _service(interaction).ids_matching(current)
+    ]
+
+
+def _admin_group(bot: TPQuizBot) -> app_commands.Group:
+    group = bot.tree.get_command("tpquiz-admin")
+    assert isinstance(group, app_commands.Group), "cogs.admin owns the tpquiz-admin group"
+    return group
+
+
+async def setup(bot: TPQuizBot) -> None:
+    if "cogs.admin" not in bot.extensions:  # the group these commands join
+        await bot.load_extension("cogs.admin")
+    bot.add_dynamic_items(PageButton)
+    group = _admin_group(bot)
+    group.add_command(questions_command)
+    group.add_command(question_command)
+
+
+async def teardown(bot: TPQuizBot) -> None:
+    bot.remove_dynamic_items(PageButton)
+    group = bot.tree.get_command("tpquiz-admin")
+    if isinstance(group, app_commands.Group):
+        group.remove_command("questions")
+        group.remove_command("question")

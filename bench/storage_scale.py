@@ -20,6 +20,9 @@ goes through the project's own code:
 * recording: `AnswerStore.record`, one answer per transaction as the bot does it (with
   the member's card update since issue #12), against plain sqlite3 inserting the same
   rows (cards included) in the same transactions;
+* item statistics (issue #13, `bench.item_report_scale`): `tpquiz questions report` over
+  every server (fast path, against the straightforward definition as the baseline) and
+  one server's item statistics (the admin view's read), p50/p99;
 * the database file size, per table and index.
 
     .venv/bin/python -m bench.storage_scale           # full size (about 2 minutes)
@@ -43,6 +46,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import machine_line, summary_ms, table, write_json
+from bench.item_report_scale import (
+    GOAL_REPORT_S,
+    GOAL_SERVER_P99_MS,
+    item_report_rows,
+    item_report_side,
+)
 from bot.quiz.loader import load_bank
 from bot.quiz.model import Bank, Question
 from bot.quiz.review import pick_round
@@ -520,6 +529,10 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         )
         sizes = file_sizes(path)
         reads = await read_side(path, bank, gen, samples=args.samples, seed=args.seed)
+        items = item_report_side(
+            path, bank, gen.guilds, runs=args.report_runs, samples=args.samples, seed=args.seed
+        )
+        print("item statistics timed", flush=True)
         layer_db, plain_db = Path(tmp) / "layer.sqlite3", Path(tmp) / "plain.sqlite3"
         shutil.copy(path, layer_db)
         shutil.copy(path, plain_db)
@@ -540,6 +553,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         "migrate_seconds": migrate_s,
         "size": sizes,
         "reads_ms": reads,
+        "item_stats": items,
         "record": {
             "layer_per_s": layer_rate,
             "plain_sqlite3_per_s": plain_rate,
@@ -557,6 +571,23 @@ def report(figures: dict[str, Any]) -> str:
             [name, s["p50"], s["p99"], s["max"], ok if "QuizService.stats" not in name else ""]
         )
     lines = [table(["query (ms)", "p50", "p99", "max", f"p99 < {GOAL_P99_MS:g} ms"], rows)]
+    lines.append("")
+    items = figures["item_stats"]
+    lines.append(
+        table(
+            [
+                "item statistics (ms)",
+                "p50",
+                "p99",
+                "max",
+                f"goal (report < {GOAL_REPORT_S:g} s, server p99 < {GOAL_SERVER_P99_MS:g} ms)",
+            ],
+            item_report_rows(items),
+        )
+    )
+    lines.append(
+        f"fast path gives the same figures as the straightforward one: {items['same_figures']}"
+    )
     rec = figures["record"]
     lines.append("")
     lines.append(
@@ -588,12 +619,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--answers", type=int, default=1_000_000)
     parser.add_argument("--samples", type=int, default=400, help="callers per query kind")
     parser.add_argument("--record", type=int, default=3_000, help="answers to record")
+    parser.add_argument("--report-runs", type=int, default=5, help="runs of questions report")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="a tenth of the size")
     args = parser.parse_args(argv)
     if args.quick:
         args.guilds, args.members, args.answers = 100, 10_000, 100_000
-        args.samples, args.record = 100, 500
+        args.samples, args.record, args.report_runs = 100, 500, 3
     figures = asyncio.run(bench(args))
     g = figures["generated"]
     print()

@@ -34,6 +34,23 @@ def first_answers(conn: sqlite3.Connection, guild_id: int | None = None) -> list
     return [FirstAnswer(g, u, q, c, bool(r)) for g, u, q, c, r in cursor]
 
 
+def first_answer_rows(
+    conn: sqlite3.Connection, guild_id: int | None = None
+) -> list[tuple[int, int, str, int, int]]:
+    """The same first answers as `first_answers`, in the same order, as plain tuples
+    (guild, user, question, choice, correct 0/1) for `bot.quiz.itemstats_fast`.
+
+    At a million answers, building a `FirstAnswer` per row was a third of the report's
+    time; the tuples sqlite3 returns are used as they come.
+    """
+    columns = "SELECT guild_id, user_id, question_id, choice_index, correct != 0 FROM answers"
+    if guild_id is None:
+        cursor = conn.execute(f"{columns} NOT INDEXED WHERE first = 1")
+    else:
+        cursor = conn.execute(f"{columns} WHERE guild_id = ? AND first = 1", (guild_id,))
+    return cursor.fetchall()
+
+
 def open_readonly(path: Path) -> sqlite3.Connection:
     """A read-only connection to the database at `path` for the reporting commands;
     DatabaseUnusable (one sentence) when it cannot be read or is not tpquiz's.

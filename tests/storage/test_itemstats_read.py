@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.quiz.itemstats import FirstAnswer
 from bot.storage import Storage
-from bot.storage.itemstats import first_answers
+from bot.storage.itemstats import first_answer_rows, first_answers
 from tests.factories import make_bank
 
 GUILD, OTHER = 111, 222
@@ -46,3 +46,10 @@ async def test_only_first_answers_are_read_with_the_file_order_choice(tmp_path: 
             FirstAnswer(OTHER, 1, q.id, 1, True),
         ]
         assert first_answers(conn, 999) == []
+        # The fast path's plain rows: the same answers, same order, correct as 0/1.
+        for guild in (GUILD, OTHER, None, 999):
+            assert first_answer_rows(conn, guild) == [
+                (a.guild_id, a.user_id, a.question_id, a.choice_index, int(a.correct))
+                for a in first_answers(conn, guild)
+            ]
+        assert first_answer_rows(conn, GUILD) == [(GUILD, 1, q.id, 3, 0)]

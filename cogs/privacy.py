@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 
+from bot.command_groups import join_group, leave_group
 from bot.custom_ids import number
 from bot.i18n import t
 from bot.options import check_options, refusal_for
@@ -155,23 +156,11 @@ _COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (
 )
 
 
-def _tpquiz_group(bot: TPQuizBot) -> app_commands.Group:
-    group = bot.tree.get_command("tpquiz")
-    assert isinstance(group, app_commands.Group), "cogs.quiz owns the tpquiz group"
-    return group
-
-
 async def setup(bot: TPQuizBot) -> None:
-    if "cogs.quiz" not in bot.extensions:  # the group these commands join
-        await bot.load_extension("cogs.quiz")
     bot.add_dynamic_items(ForgetButton)
-    for command in _COMMANDS:
-        _tpquiz_group(bot).add_command(command)
+    await join_group(bot, "tpquiz", _COMMANDS)
 
 
 async def teardown(bot: TPQuizBot) -> None:
     bot.remove_dynamic_items(ForgetButton)
-    group = bot.tree.get_command("tpquiz")
-    if isinstance(group, app_commands.Group):
-        for command in _COMMANDS:
-            group.remove_command(command.name)
+    leave_group(bot, "tpquiz", [command.name for command in _COMMANDS])

@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
+from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
 from bot.item_service import ItemStatsService
@@ -45,15 +46,7 @@ def _service(interaction: Interaction) -> ItemStatsService:
 
 
 def _admin(interaction: Interaction) -> None:
-    if interaction.guild_id is None:
-        raise QuizError("guild_only")
-    if not interaction.permissions.manage_guild:
-        log.info(
-            "refused the item statistics of guild %s to user %s (no Manage Server)",
-            interaction.guild_id,
-            interaction.user.id,
-        )
-        raise QuizError("admin_only")
+    require_manage_guild(interaction, "the item statistics")
 
 
 class PageButton(
@@ -182,24 +175,11 @@ async def _question_autocomplete(
     ]
 
 
-def _admin_group(bot: TPQuizBot) -> app_commands.Group:
-    group = bot.tree.get_command("tpquiz-admin")
-    assert isinstance(group, app_commands.Group), "cogs.admin owns the tpquiz-admin group"
-    return group
-
-
 async def setup(bot: TPQuizBot) -> None:
-    if "cogs.admin" not in bot.extensions:  # the group these commands join
-        await bot.load_extension("cogs.admin")
     bot.add_dynamic_items(PageButton)
-    group = _admin_group(bot)
-    group.add_command(questions_command)
-    group.add_command(question_command)
+    await join_group(bot, "tpquiz-admin", [questions_command, question_command])
 
 
 async def teardown(bot: TPQuizBot) -> None:
     bot.remove_dynamic_items(PageButton)
-    group = bot.tree.get_command("tpquiz-admin")
-    if isinstance(group, app_commands.Group):
-        group.remove_command("questions")
-        group.remove_command("question")
+    leave_group(bot, "tpquiz-admin", ["questions", "question"])

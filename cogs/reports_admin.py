@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
+from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
 from bot.limits import echo
@@ -46,15 +47,7 @@ def _reports(interaction: Interaction) -> ReportService:
 
 
 def _admin(interaction: Interaction) -> None:
-    if interaction.guild_id is None:
-        raise QuizError("guild_only")
-    if not interaction.permissions.manage_guild:
-        log.info(
-            "refused the reports of guild %s to user %s (no Manage Server)",
-            interaction.guild_id,
-            interaction.user.id,
-        )
-        raise QuizError("admin_only")
+    require_manage_guild(interaction, "the reports")
 
 
 def reports_embed(found: list[Report], total: int, page: int, lang: Lang) -> discord.Embed:
@@ -174,21 +167,11 @@ async def reports_command(
     )
 
 
-def _admin_group(bot: TPQuizBot) -> app_commands.Group:
-    group = bot.tree.get_command("tpquiz-admin")
-    assert isinstance(group, app_commands.Group), "cogs.admin owns the tpquiz-admin group"
-    return group
-
-
 async def setup(bot: TPQuizBot) -> None:
-    if "cogs.admin" not in bot.extensions:  # the group this command joins
-        await bot.load_extension("cogs.admin")
     bot.add_dynamic_items(ResolveButton)
-    _admin_group(bot).add_command(reports_command)
+    await join_group(bot, "tpquiz-admin", [reports_command])
 
 
 async def teardown(bot: TPQuizBot) -> None:
     bot.remove_dynamic_items(ResolveButton)
-    group = bot.tree.get_command("tpquiz-admin")
-    if isinstance(group, app_commands.Group):
-        group.remove_command("reports")
+    leave_group(bot, "tpquiz-admin", ["reports"])

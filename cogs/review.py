@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 
+from bot.command_groups import join_group, leave_group
 from bot.custom_ids import number, run_click
 from bot.i18n import t
 from bot.limits import display_name
@@ -229,21 +230,11 @@ async def _review_error(interaction: Interaction, error: app_commands.AppCommand
     await report_error(interaction, refused or getattr(error, "original", None) or error)
 
 
-def _tpquiz_group(bot: TPQuizBot) -> app_commands.Group:
-    group = bot.tree.get_command("tpquiz")
-    assert isinstance(group, app_commands.Group), "cogs.quiz owns the tpquiz group"
-    return group
-
-
 async def setup(bot: TPQuizBot) -> None:
-    if "cogs.quiz" not in bot.extensions:  # the group this command joins
-        await bot.load_extension("cogs.quiz")
     bot.add_dynamic_items(ReviewButton, ReviewStartButton)
-    _tpquiz_group(bot).add_command(review_command)
+    await join_group(bot, "tpquiz", [review_command])
 
 
 async def teardown(bot: TPQuizBot) -> None:
     bot.remove_dynamic_items(ReviewButton, ReviewStartButton)
-    group = bot.tree.get_command("tpquiz")
-    if isinstance(group, app_commands.Group):
-        group.remove_command("review")
+    leave_group(bot, "tpquiz", ["review"])

@@ -19,6 +19,7 @@ from discord import app_commands
 
 from bot import render
 from bot.charts import ChartLabels, stats_png
+from bot.command_groups import join_group, leave_group
 from bot.i18n import t
 from bot.limits import display_name
 from bot.options import check_options, refusal_for
@@ -121,12 +122,8 @@ async def _stats_error(interaction: Interaction, error: app_commands.AppCommandE
 async def setup(bot: TPQuizBot) -> None:
     if "cogs.review" not in bot.extensions:  # the Review now button, and the tpquiz group
         await bot.load_extension("cogs.review")
-    group = bot.tree.get_command("tpquiz")
-    assert isinstance(group, app_commands.Group), "cogs.quiz owns the tpquiz group"
-    group.add_command(stats_command)
+    await join_group(bot, "tpquiz", [stats_command])
 
 
 async def teardown(bot: TPQuizBot) -> None:
-    group = bot.tree.get_command("tpquiz")
-    if isinstance(group, app_commands.Group):
-        group.remove_command("stats")
+    leave_group(bot, "tpquiz", ["stats"])

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+from bot.cli_guard import guarded
 from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg, number
 from bot.storage import problems
@@ -81,20 +82,6 @@ def _with_storage(path: Path, work: Callable[[Any], Awaitable[T]], *, write: boo
     return asyncio.run(run())
 
 
-def _guarded(command: str, err: TextIO, work: Callable[[], int]) -> int:
-    try:
-        return work()
-    except ConfigError as exc:
-        err.write(f"tpquiz {command}: {exc}\n")
-        return 2
-    except problems.DatabaseUnusable as exc:
-        err.write(f"tpquiz {command}: {exc}\n")
-        return 1
-    except OSError as exc:  # the -o file could not be written
-        err.write(f"tpquiz {command}: {exc.filename or ''}: {exc.strerror or exc}\n")
-        return 1
-
-
 def _guilds(storage: Any, args: argparse.Namespace) -> Awaitable[list[int]]:
     async def found() -> list[int]:
         if args.guild is not None:
@@ -126,7 +113,7 @@ def cmd_forget_user(
             out.write(f"forget-user: user {args.user} in server {guild}: deleted {rows}\n")
         return 0
 
-    return _guarded("forget-user", err, work)
+    return guarded("forget-user", err, work)
 
 
 def cmd_export_user(
@@ -153,7 +140,7 @@ def cmd_export_user(
             out.write(text)
         return 0
 
-    return _guarded("export-user", err, work)
+    return guarded("export-user", err, work)
 
 
 def cmd_forget_guild(
@@ -171,7 +158,7 @@ def cmd_forget_guild(
         out.write(f"forget-guild: server {args.guild}: deleted {rows}\n")
         return 0
 
-    return _guarded("forget-guild", err, work)
+    return guarded("forget-guild", err, work)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

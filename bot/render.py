@@ -103,7 +103,7 @@ def daily_embed(
     )
 
 
-def _bar(n: int, total: int, width: int = 10) -> str:
+def bar(n: int, total: int, width: int = 10) -> str:
     filled = round(width * n / total) if total else 0
     return "█" * filled + "░" * (width - filled)
 
@@ -120,7 +120,7 @@ def reveal_embed(post: Post, question: Question, counts: dict[int, int]) -> disc
         mark = " ✅" if idx == right else ""
         lines.append(
             f"**{LETTERS[pos]}.** {question.choices[idx].text.get(lang)}\n"
-            f"`{_bar(n, total)}` {n} ({pct}%){mark}"
+            f"`{bar(n, total)}` {n} ({pct}%){mark}"
         )
     day = date.fromisoformat(post.daily_date) if post.daily_date else None
     title = t("daily_title", lang, day=day_label(day, lang)) if day else t("question_title", lang)

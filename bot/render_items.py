@@ -1,7 +1,7 @@
 """Embeds of the admin's item statistics (issue #13): the flagged list and one question.
 
 Figures and flag reasons in the admin's language; choice bars as the daily reveal draws
-them (`bot.render._bar`). Report bodies are members' words: escaped (`bot.limits.echo`).
+them (`bot.render.bar`). Report bodies are members' words: escaped (`bot.limits.echo`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from bot.i18n import t
 from bot.limits import echo
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import LETTERS, Lang, Question
-from bot.render import QUESTION_COLOUR, _bar
+from bot.render import QUESTION_COLOUR, bar
 from bot.storage.reports import Report
 
 #: Flagged questions per page of `/tpquiz-admin questions`.
@@ -72,7 +72,7 @@ def _bars(question: Question, picks: tuple[int, ...], lang: Lang) -> str:
     for i, n in enumerate(picks):
         pct = round(100 * n / total) if total else 0
         mark = " ✅" if i == question.correct_index else ""
-        lines.append(f"**{LETTERS[i]}** `{_bar(n, total)}` {n} ({pct}%){mark}")
+        lines.append(f"**{LETTERS[i]}** `{bar(n, total)}` {n} ({pct}%){mark}")
     return "\n".join(lines)
 
 

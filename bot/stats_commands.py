@@ -21,16 +21,16 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from bot.cli_guard import guarded
 from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg, number
 from bot.i18n import t
 from bot.quiz.itemstats import ItemStats, item_of
 from bot.quiz.itemstats_fast import bank_stats_rows
-from bot.quiz.loader import BankError, load_bank
+from bot.quiz.loader import load_bank
 from bot.quiz.model import LETTERS, Bank, Question
 from bot.quiz.template_files import load_templates
 from bot.storage import problems
@@ -90,20 +90,6 @@ def _report_id(text: str) -> int:
     if value is None:
         raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a report number, e.g. 12")
     return value
-
-
-def _guarded(command: str, err: TextIO, work: Callable[[], int]) -> int:
-    try:
-        return work()
-    except ConfigError as exc:
-        err.write(f"tpquiz {command}: {exc}\n")
-        return 2
-    except problems.DatabaseUnusable as exc:
-        err.write(f"tpquiz {command}: {exc}\n")
-        return 1
-    except BankError as exc:
-        err.write(f"tpquiz {command}: the question bank is invalid:\n{exc}\n")
-        return 1
 
 
 def _db_path() -> Path:
@@ -204,7 +190,7 @@ def cmd_questions_report(
     args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    return _guarded("questions report", err, lambda: _questions_report(args, out, err))
+    return guarded("questions report", err, lambda: _questions_report(args, out, err))
 
 
 def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -276,7 +262,7 @@ def cmd_reports(
     args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    return _guarded("reports", err, lambda: _reports(args, out))
+    return guarded("reports", err, lambda: _reports(args, out))
 
 
 def _reports(args: argparse.Namespace, out: TextIO) -> int:
@@ -317,7 +303,7 @@ def cmd_reports_resolve(
     args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    return _guarded("reports resolve", err, lambda: _resolve(args, out, err))
+    return guarded("reports resolve", err, lambda: _resolve(args, out, err))
 
 
 def _resolve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -51,6 +51,40 @@ def first_answer_rows(
     return cursor.fetchall()
 
 
+#: Each first answer with its member's accuracy on their other first answers (None with
+#: no other), in (guild, user) order: the window's partition is that sort (of the whole
+#: table for every server; for one server the `answers_first` index already gives it).
+_MEMBER_ROWS = (
+    "SELECT question_id, hit, CASE WHEN answered > 1"
+    " THEN (hits - hit) * 1.0 / (answered - 1) END, choice_index"
+    " FROM (SELECT question_id, choice_index, correct != 0 AS hit, guild_id, user_id,"
+    "  COUNT(*) OVER member AS answered, SUM(correct != 0) OVER member AS hits"
+    "  FROM answers {where}"
+    "  WINDOW member AS (PARTITION BY guild_id, user_id))"
+    " ORDER BY guild_id, user_id"
+)
+
+
+def member_rows(
+    conn: sqlite3.Connection, guild_id: int | None = None
+) -> list[tuple[str, int, float | None, int]]:
+    """Every first answer (of one server, or of every server) as (question, correct 0/1,
+    the member's accuracy on their other first answers or None, choice), in (guild,
+    user) order, for `bot.quiz.itemstats_fast.bank_stats_member_rows`.
+
+    SQLite does the per-member pass (a window over each member's first answers) in one
+    scan and one sort; the division is SQLite's IEEE double division of the same
+    integers Python divides, so the accuracy is the same float
+    (tests/storage/test_itemstats_read.py checks it against
+    `bot.quiz.itemstats_fast.member_rows`).
+    """
+    if guild_id is None:
+        sql = _MEMBER_ROWS.format(where="NOT INDEXED WHERE first = 1")
+        return conn.execute(sql).fetchall()
+    sql = _MEMBER_ROWS.format(where="WHERE guild_id = ? AND first = 1")
+    return conn.execute(sql, (guild_id,)).fetchall()
+
+
 def open_readonly(path: Path) -> sqlite3.Connection:
     """A read-only connection to the database at `path` for the reporting commands;
     DatabaseUnusable (one sentence) when it cannot be read or is not tpquiz's.

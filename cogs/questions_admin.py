@@ -6,6 +6,11 @@ module, so Manage Server is checked here on each command and on every Previous/N
 click (anyone who sees the message can click, and a custom_id can be forged). The page
 lives in the custom_id, so the buttons work after a restart. Report bodies are shown
 escaped and sent with no allowed mentions.
+
+The figures come from the server's summary, refreshed every few minutes
+(cogs/item_refresh.py); the message says when they were computed ("as of", a Discord
+timestamp the admin's client shows in their time zone), or that they were computed just
+now because the server has no up-to-date summary yet.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from discord.app_commands import locale_str
 from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
-from bot.item_service import ItemStatsService
+from bot.item_service import REFRESH_MINUTES, ItemStatsService, ServerStats
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import Lang
 from bot.render_items import pages_of, question_embed, questions_embed
@@ -47,6 +52,14 @@ def _service(interaction: Interaction) -> ItemStatsService:
 
 def _admin(interaction: Interaction) -> None:
     require_manage_guild(interaction, "the item statistics")
+
+
+def as_of(stats: ServerStats, lang: Lang) -> str:
+    """When the figures were computed: the summary's time, or just now."""
+    if stats.as_of_ms is None:
+        return t("questions_computed_now", lang, minutes=REFRESH_MINUTES)
+    when = f"<t:{stats.as_of_ms // 1000}:R>"
+    return t("questions_as_of", lang, when=when, minutes=REFRESH_MINUTES)
 
 
 class PageButton(
@@ -77,13 +90,15 @@ class PageButton(
         try:
             _admin(interaction)
             assert interaction.guild_id is not None
-            flagged = await _service(interaction).flagged(interaction.guild_id)
+            found = await _service(interaction).flagged(interaction.guild_id)
         except Exception as exc:
             await report_error(interaction, exc)
             return
+        flagged = found.stats
         page = min(self.page, pages_of(len(flagged)) - 1)
         await update(
             interaction,
+            content=as_of(found, lang),
             embeds=[questions_embed(flagged, page, lang)],
             view=page_view(flagged, page, lang),
             allowed_mentions=NO_MENTIONS,
@@ -118,13 +133,15 @@ async def questions_command(
     try:
         _admin(interaction)
         assert interaction.guild_id is not None
-        flagged = await _service(interaction).flagged(interaction.guild_id)
+        found = await _service(interaction).flagged(interaction.guild_id)
     except Exception as exc:
         await report_error(interaction, exc)
         return
+    flagged = found.stats
     shown = min(page - 1, pages_of(len(flagged)) - 1)
     await reply(
         interaction,
+        content=as_of(found, lang),
         embed=questions_embed(flagged, shown, lang),
         view=page_view(flagged, shown, lang),
         ephemeral=True,
@@ -149,7 +166,7 @@ async def question_command(
         question = items.question(question_id)
         if question is None:
             raise QuizError("question_unknown", question_id=question_id)
-        stats = await items.one(interaction.guild_id, question_id)
+        found = await items.server_stats(interaction.guild_id)
         reports = await ReportService(items.service).reports_of_question(
             interaction.guild_id, question_id
         )
@@ -158,7 +175,8 @@ async def question_command(
         return
     await reply(
         interaction,
-        embed=question_embed(question, stats, reports, lang),
+        content=as_of(found, lang),
+        embed=question_embed(question, found.of(question_id), reports, lang),
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )

@@ -97,6 +97,7 @@ async def item_report_side(
         clock = lambda: datetime(2026, 12, 2, 9, tzinfo=UTC)  # noqa: E731
         quiz = QuizService(bank, storage, clock, random.Random(seed))
         service = ItemStatsService(quiz)
+        trips = _time_trips(storage)
         ticks: list[float] = []
         refreshed = 0
         started = time.perf_counter()
@@ -105,6 +106,7 @@ async def item_report_side(
             refreshed += len(await service.refresh_due(1_796_202_000_000))
             ticks.append(time.perf_counter() - tick)
         refresh_s = time.perf_counter() - started
+        longest_trip = max(trips)
         rng = random.Random(seed + 3)
         drawn = rng.choices([g for g, _ in guilds], weights=[n for _, n in guilds], k=samples)
         biggest = guilds[0][0]
@@ -141,6 +143,7 @@ async def item_report_side(
             "ticks": len(ticks),
             "longest_tick_s": max(ticks) if ticks else 0.0,
             "seconds": refresh_s,
+            "longest_trip_ms": longest_trip * 1000,
         },
         "per_server_ms": summary_ms(per_server),
         "per_server_biggest_ms": summary_ms(per_biggest),
@@ -148,6 +151,32 @@ async def item_report_side(
         "per_server_biggest_old_ms": summary_ms(old_biggest),
         "biggest_server_members": guilds[0][1],
     }
+
+
+def _time_trips(storage: Storage) -> list[float]:
+    """Time every trip to the database thread from now on (what a click waits behind
+    while the refresh runs): the instance's run_read and run_transaction wrapped."""
+    trips: list[float] = []
+    db = storage.db
+    read, write = db.run_read, db.run_transaction
+
+    async def timed_read(work: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return await read(work)
+        finally:
+            trips.append(time.perf_counter() - t)
+
+    async def timed_write(work: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return await write(work)
+        finally:
+            trips.append(time.perf_counter() - t)
+
+    db.run_read = timed_read  # type: ignore[method-assign]
+    db.run_transaction = timed_write  # type: ignore[method-assign]
+    return trips
 
 
 def item_report_rows(figures: dict[str, Any]) -> list[list[object]]:

@@ -596,7 +596,8 @@ def report(figures: dict[str, Any]) -> str:
     lines.append(
         f"refresh of every server's summary: {refresh['servers']} servers in"
         f" {refresh['ticks']} ticks, {refresh['seconds']:.1f} s in all, longest tick"
-        f" {refresh['longest_tick_s']:.2f} s"
+        f" {refresh['longest_tick_s']:.2f} s, longest trip to the database thread"
+        f" {refresh['longest_trip_ms']:.0f} ms"
     )
     rec = figures["record"]
     lines.append("")

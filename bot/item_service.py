@@ -40,7 +40,7 @@ REFRESH_MINUTES = 5
 #: most first; always at least one server, however big).
 ANSWERS_PER_TICK = 200_000
 #: Rows read per trip to the database thread while refreshing a server.
-CHUNK_ROWS = 5_000
+CHUNK_ROWS = 2_000
 
 
 @dataclass(frozen=True)

@@ -203,23 +203,23 @@ class QuizService:
     async def answer_post(
         self, *, post_id: int, guild_id: int, user_id: int, name: str, choice_index: int
     ) -> PostAnswer:
+        """Record a click on a post. Whether the post is closed is decided inside the
+        click's transaction (bot/storage/clicks.py), which also holds the daily streak
+        of a daily post, so a click that arrives as the post closes scores nothing and
+        the reveal's counts match what was recorded."""
         post, question = await self.load_post(post_id, guild_id)
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
         if post.closed_at is not None:
             return PostAnswer(post, question, None, closed=True)
-        result = await self._record(
+        result = await self.record_answer(
             guild_id, user_id, name, question, choice_index, post_id=post_id
         )
-        if post.kind == "daily" and not result.duplicate:
-            try:
-                await self.storage.daily.record_answer(guild_id, user_id, post_id)
-            except WriteFailed as exc:
-                # The answer itself is saved; only the streak missed this day.
-                log.warning("daily streak of post %s not updated: %s", post_id, exc.reason)
+        if result is None:
+            return PostAnswer(post, question, None, closed=True)
         return PostAnswer(post, question, result)
 
-    async def _record(
+    async def record_answer(
         self,
         guild_id: int,
         user_id: int,
@@ -227,9 +227,10 @@ class QuizService:
         question: Question,
         choice_index: int,
         **belongs_to: int,
-    ) -> AnswerResult:
-        """Record the answer (to `post_id` or `test_run_id`); AnswerNotSaved if it did not
-        commit, so the member is told it was not saved rather than that it was."""
+    ) -> AnswerResult | None:
+        """Record the answer (to `post_id` or `test_run_id`); None if its post had
+        closed; AnswerNotSaved if it did not commit, so the member is told it was not
+        saved rather than that it was."""
         try:
             return await self.storage.answers.record(
                 guild_id=guild_id,
@@ -283,9 +284,10 @@ class QuizService:
             raise QuizError("question_removed", question_id=run.question_ids[position])
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
-        result = await self._record(
+        result = await self.record_answer(
             guild_id, user_id, name, question, choice_index, test_run_id=run_id
         )
+        assert result is not None  # only a post closes
         answered = await self.storage.test_runs.answers(run_id)
         remaining = [i for i, qid in enumerate(run.question_ids) if qid not in answered]
         if remaining:

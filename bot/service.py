@@ -20,6 +20,7 @@ from bot.quiz.scoring import AnswerResult, weakest_topics
 from bot.quiz.templates import TemplateError, TemplateSet, encode_params
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
 from bot.storage import MemberStats, Post, RankedScore, Storage, TestRun
+from bot.storage.clicks import PostGone
 from bot.storage.db import WriteFailed
 
 Clock = Callable[[], datetime]
@@ -190,8 +191,13 @@ class QuizService:
             return None
         return post, question
 
-    async def load_post(self, post_id: int, guild_id: int) -> tuple[Post, Question]:
-        post = await self.storage.posts.get(post_id)
+    async def load_post(
+        self, post_id: int, guild_id: int, *, for_click: bool = False
+    ) -> tuple[Post, Question]:
+        """The post and its question; QuizError when it is unknown here or left the
+        bank. `for_click` reads an open post from memory (`PostStore.for_click`)."""
+        posts = self.storage.posts
+        post = await (posts.for_click(post_id) if for_click else posts.get(post_id))
         # A post of another server is treated as unknown: one server never sees another's.
         if post is None or post.guild_id != guild_id:
             raise QuizError("unknown_post")
@@ -207,15 +213,20 @@ class QuizService:
         click's transaction (bot/storage/clicks.py), which also holds the daily streak
         of a daily post, so a click that arrives as the post closes scores nothing and
         the reveal's counts match what was recorded."""
-        post, question = await self.load_post(post_id, guild_id)
+        post, question = await self.load_post(post_id, guild_id, for_click=True)
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
         if post.closed_at is not None:
             return PostAnswer(post, question, None, closed=True)
-        result = await self.record_answer(
-            guild_id, user_id, name, question, choice_index, post_id=post_id
-        )
+        try:
+            result = await self.record_answer(
+                guild_id, user_id, name, question, choice_index, post_id=post_id
+            )
+        except PostGone:
+            self.storage.posts.forget(post_id)
+            raise QuizError("unknown_post") from None
         if result is None:
+            self.storage.posts.forget(post_id)
             return PostAnswer(post, question, None, closed=True)
         return PostAnswer(post, question, result)
 

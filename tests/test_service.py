@@ -5,12 +5,13 @@ did not commit; a streak or a test's end that fails after it is a warning."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from bot.service import AnswerNotSaved, QuizService
+from bot.service import AnswerNotSaved, QuizError, QuizService
 from bot.storage import Storage
 from tests.factories import make_bank
 
@@ -48,3 +49,45 @@ async def test_an_answer_that_does_not_commit_is_not_saved(
         post_id=post.id, guild_id=GUILD, user_id=user, name="n", choice_index=0
     )
     assert again.result is not None and not again.result.duplicate  # it was not saved before
+
+
+# -- the click path's memory of open posts (PostStore.for_click) ------------------
+
+
+async def test_a_remembered_post_is_read_once_and_still_closes_in_the_transaction(
+    service: QuizService,
+) -> None:
+    post, _ = await service.new_post(guild_id=GUILD, channel_id=1, language="en", kind="daily")
+    reads: list[str] = []
+    await service.storage.db.conn.set_trace_callback(reads.append)
+    first = await service.answer_post(
+        post_id=post.id, guild_id=GUILD, user_id=1, name="a", choice_index=0
+    )
+    second = await service.answer_post(
+        post_id=post.id, guild_id=GUILD, user_id=2, name="b", choice_index=0
+    )
+    await service.storage.db.conn.set_trace_callback(None)
+    assert first.result is not None and second.result is not None
+    assert sum("FROM posts WHERE id" in sql for sql in reads) == 1  # the second from memory
+    assert await service.storage.daily.close(post.id, 10) is not None
+    late = await service.answer_post(
+        post_id=post.id, guild_id=GUILD, user_id=3, name="c", choice_index=0
+    )
+    assert late.closed and late.result is None  # the remembered copy said open
+    with sqlite3.connect(service.storage.db.path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM answers").fetchone() == (2,)
+
+
+async def test_a_remembered_post_whose_server_data_was_deleted_is_unknown(
+    service: QuizService,
+) -> None:
+    post, _ = await service.new_post(guild_id=GUILD, channel_id=1, language="en")
+    await service.answer_post(post_id=post.id, guild_id=GUILD, user_id=1, name="a", choice_index=0)
+    await service.storage.privacy.forget_guild(GUILD)
+    with pytest.raises(QuizError) as raised:
+        await service.answer_post(
+            post_id=post.id, guild_id=GUILD, user_id=2, name="b", choice_index=0
+        )
+    assert raised.value.key == "unknown_post"
+    with sqlite3.connect(service.storage.db.path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM answers").fetchone() == (0,)

@@ -51,8 +51,14 @@ class Click:
     test_run_id: int | None = None
 
 
+class PostGone(LookupError):
+    """The click's post is no longer in the database (its server's data was deleted)."""
+
+
 def record_click(conn: sqlite3.Connection, click: Click) -> AnswerResult | None:
-    """The whole click on the database thread; None when its post had closed."""
+    """The whole click on the database thread; None when its post had closed.
+
+    Raises PostGone when the post no longer exists (nothing is written)."""
     buckets = period_buckets(click.now_ms)
     before = read_before(conn, click, buckets)
     decision = decide_click(
@@ -91,7 +97,7 @@ def record_click(conn: sqlite3.Connection, click: Click) -> AnswerResult | None:
 
 
 _BEFORE = (
-    "SELECT p.closed_at IS NOT NULL, prev.choice_index, prev.correct, prev.points,"
+    "SELECT p.closed_at IS NOT NULL OR p.id IS NULL, p.id IS NULL, prev.choice_index, prev.correct, prev.points,"
     " NOT EXISTS (SELECT 1 FROM answers WHERE guild_id = :guild AND user_id = :user"
     "  AND question_id = :question AND first = 1),"
     " m.user_id, m.name, m.points, m.answered, m.correct, m.streak, m.best_streak,"
@@ -138,18 +144,20 @@ def read_before(
             "month_start": month_start,
         },
     ).fetchone()
+    if click.post_id is not None and row[1]:
+        raise PostGone(f"post {click.post_id} is gone")
     daily = None
-    if row[26] is not None:
-        streak = None if row[28] is None else DailyStreak(str(row[28]), int(row[29]), int(row[30]))
-        daily = DailyBefore(str(row[26]), row[27], streak)
+    if row[27] is not None:
+        streak = None if row[29] is None else DailyStreak(str(row[29]), int(row[30]), int(row[31]))
+        daily = DailyBefore(str(row[27]), row[28], streak)
     return ClickBefore(
-        closed=bool(row[0]),
-        earlier=None if row[1] is None else Earlier(int(row[1]), bool(row[2]), int(row[3])),
-        first_for_question=bool(row[4]),
-        score=None if row[5] is None else MemberScore(*row[5:12]),
-        week=None if row[12] is None else Totals(*row[12:15]),
-        month=None if row[15] is None else Totals(*row[15:18]),
-        card=None if row[18] is None else card_of(row[18:26]),
+        closed=click.post_id is not None and bool(row[0]),
+        earlier=None if row[2] is None else Earlier(int(row[2]), bool(row[3]), int(row[4])),
+        first_for_question=bool(row[5]),
+        score=None if row[6] is None else MemberScore(*row[6:13]),
+        week=None if row[13] is None else Totals(*row[13:16]),
+        month=None if row[16] is None else Totals(*row[16:19]),
+        card=None if row[19] is None else card_of(row[19:27]),
         daily=daily,
     )
 

@@ -111,7 +111,7 @@ def _each(
                 raise  # the storage failed, not this click: the batch cannot commit
             conn.execute("ROLLBACK TO click")
             conn.execute("RELEASE click")
-            log.warning("a click was rolled back alone: %r", exc)
+            log.debug("a click was rolled back alone: %r", exc)  # its caller reports it
             outcomes.append((False, exc))
         else:
             conn.execute("RELEASE click")

@@ -90,6 +90,7 @@ class TPQuizBot(commands.Bot):
         self.reminders = ReminderService(self.service)
         self.metrics = metrics or Metrics()
         storage.db.on_commit = self.metrics.observe_db_write
+        storage.answers.clicks.on_batch = self.metrics.observe_click_batch
         # Set by the quiz cog, which knows how to render a post.
         self.count_edits: CoalescedEdits | None = None
         self._finishing_before_http_close = False

@@ -23,8 +23,7 @@ from bot.i18n import t
 from bot.options import check_options, refusal_for
 from bot.privacy import PrivacyService
 from bot.quiz.model import Lang
-from bot.responses import reply, report_error, update, user_lang, within_deadline
-from cogs.quiz import refuse_click
+from bot.responses import preamble, refuse_click, reply, report_error, update, user_lang
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -75,17 +74,15 @@ class ForgetButton(
         if self.action == "no":
             await update(interaction, content=t("forget_cancelled", lang), view=None)
             return
-        try:
-            deleted = await within_deadline(
-                interaction,
-                _service(interaction).forget_member(self.guild_id, self.user_id),
-                ephemeral=True,
-                update=True,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction,
+            lambda caller: _service(interaction).forget_member(caller.guild_id, self.user_id),
+            ephemeral=True,
+            update=True,
+        )
+        if done is None:
             return
-        text = t("forget_done", lang, rows=sum(deleted.values()))
+        text = t("forget_done", lang, rows=sum(done.value.values()))
         await update(interaction, content=text, view=None)
 
 
@@ -123,21 +120,18 @@ async def my_data_command(interaction: Interaction) -> None:
     if interaction.guild_id is None:
         raise app_commands.NoPrivateMessage()
     check_options(interaction)
-    lang = user_lang(interaction)
-    try:
-        data = await within_deadline(
-            interaction,
-            _service(interaction).export_json(interaction.guild_id, interaction.user.id),
-            ephemeral=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: _service(interaction).export_json(caller.guild_id, caller.user_id),
+        ephemeral=True,
+    )
+    if done is None:
         return
     name = f"tpquiz-my-data-{interaction.guild_id}.json"
     await reply(
         interaction,
-        content=t("my_data", lang),
-        file=discord.File(io.BytesIO(data), filename=name),
+        content=t("my_data", done.lang),
+        file=discord.File(io.BytesIO(done.value), filename=name),
         ephemeral=True,
     )
 

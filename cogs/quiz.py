@@ -21,17 +21,16 @@ from discord.ext import commands
 from bot import render
 from bot.custom_ids import number, run_click
 from bot.i18n import t
-from bot.limits import display_name
-from bot.options import check_options, logged, refusal_for
+from bot.options import check_options, refusal_for
 from bot.post_updates import CoalescedEdits
-from bot.quiz.model import LETTERS, TOPICS, Lang
+from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
-from bot.responses import reply, report_error, update, user_lang, within_deadline
-from bot.service import QuizError
+from bot.responses import Caller, preamble, refuse_click, reply, report_error, update, user_lang
 from cogs.reports import report_view
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
+    from bot.storage.posts import Post
 
 log = logging.getLogger(__name__)
 
@@ -40,23 +39,6 @@ Interaction = discord.Interaction[Any]
 
 def _bot(interaction: Interaction) -> TPQuizBot:
     return cast("TPQuizBot", interaction.client)
-
-
-def _name(interaction: Interaction) -> str:
-    return display_name(interaction.user.display_name)
-
-
-async def refuse_click(interaction: Interaction, key: str) -> None:
-    """Answer a click whose custom_id the bot did not write (see bot.custom_ids)."""
-    custom_id = interaction.data.get("custom_id") if interaction.data else None
-    log.warning(
-        "refused a click from user %s in guild %s: custom_id %s (%s)",
-        interaction.user.id,
-        interaction.guild_id,
-        logged(custom_id),
-        key,
-    )
-    await report_error(interaction, QuizError(key))
 
 
 # -- buttons ---------------------------------------------------------------------------
@@ -216,24 +198,20 @@ def leaderboard_view(period: Period, page: int, pages: int, lang: Lang) -> disco
 
 async def answer_post(interaction: Interaction, post_id: int, choice_index: int) -> None:
     bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        if interaction.guild_id is None:
-            raise QuizError("guild_only")
-        outcome = await within_deadline(
-            interaction,
-            bot.service.answer_post(
-                post_id=post_id,
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                name=_name(interaction),
-                choice_index=choice_index,
-            ),
-            ephemeral=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: bot.service.answer_post(
+            post_id=post_id,
+            guild_id=caller.guild_id,
+            user_id=caller.user_id,
+            name=caller.name,
+            choice_index=choice_index,
+        ),
+        ephemeral=True,
+    )
+    if done is None:
         return
+    outcome, lang = done.value, done.lang
     post, question = outcome.post, outcome.question
     if outcome.result is not None:
         bot.metrics.answer_recorded(
@@ -259,26 +237,22 @@ async def answer_test(
     interaction: Interaction, run_id: int, position: int, choice_index: int
 ) -> None:
     bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        if interaction.guild_id is None:
-            raise QuizError("guild_only")
-        step = await within_deadline(
-            interaction,
-            bot.service.answer_test(
-                run_id=run_id,
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                name=_name(interaction),
-                position=position,
-                choice_index=choice_index,
-            ),
-            ephemeral=True,
-            update=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: bot.service.answer_test(
+            run_id=run_id,
+            guild_id=caller.guild_id,
+            user_id=caller.user_id,
+            name=caller.name,
+            position=position,
+            choice_index=choice_index,
+        ),
+        ephemeral=True,
+        update=True,
+    )
+    if done is None:
         return
+    step, lang = done.value, done.lang
     try:
         if step.summary is not None:
             first, *rest = render.test_summary_messages(step.summary, lang)
@@ -307,21 +281,17 @@ async def show_leaderboard(
     interaction: Interaction, period: Period, page: int, *, edit: bool, ephemeral: bool = False
 ) -> None:
     bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        if interaction.guild_id is None:
-            raise QuizError("guild_only")
-        board = await within_deadline(
-            interaction,
-            bot.service.leaderboard(
-                guild_id=interaction.guild_id, user_id=interaction.user.id, period=period, page=page
-            ),
-            ephemeral=ephemeral,
-            update=edit,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: bot.service.leaderboard(
+            guild_id=caller.guild_id, user_id=caller.user_id, period=period, page=page
+        ),
+        ephemeral=ephemeral,
+        update=edit,
+    )
+    if done is None:
         return
+    board, lang = done.value, done.lang
     embed = render.leaderboard_embed(board, lang)
     view = leaderboard_view(period, board.page, board.pages, lang)
     try:
@@ -337,6 +307,19 @@ async def show_leaderboard(
             exc.text,
             exc.code,
         )
+
+
+async def _new_post(
+    bot: TPQuizBot, interaction: Interaction, caller: Caller, topic: str | None
+) -> tuple[Lang, Post, Question]:
+    """The server's post language, then a new post in the channel interacted in."""
+    guild_id, channel_id = caller.guild_id, interaction.channel_id
+    assert channel_id is not None  # a server interaction always has its channel
+    language = await bot.service.post_language(guild_id, str(interaction.guild_locale))
+    post, question = await bot.service.new_post(
+        guild_id=guild_id, channel_id=channel_id, language=language, topic=topic
+    )
+    return language, post, question
 
 
 # -- the cog ---------------------------------------------------------------------------
@@ -377,24 +360,14 @@ class QuizCog(
         self, interaction: Interaction, topic: app_commands.Choice[str] | None = None
     ) -> None:
         service = self.bot.service
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        try:
-            language = await service.post_language(
-                interaction.guild_id, str(interaction.guild_locale)
-            )
-            post, question = await within_deadline(
-                interaction,
-                service.new_post(
-                    guild_id=interaction.guild_id,
-                    channel_id=interaction.channel_id,
-                    language=language,
-                    topic=topic.value if topic else None,
-                ),
-                ephemeral=False,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction,
+            lambda caller: _new_post(self.bot, interaction, caller, topic.value if topic else None),
+            ephemeral=False,
+        )
+        if done is None:
             return
+        language, post, question = done.value
         embed = render.question_embed(question, post.order, language)
         try:
             message_id = await reply(
@@ -413,19 +386,16 @@ class QuizCog(
         ),
     )
     async def test(self, interaction: Interaction) -> None:
-        assert interaction.guild_id is not None
-        lang = user_lang(interaction)
-        try:
-            run, question = await within_deadline(
-                interaction,
-                self.bot.service.start_test(
-                    guild_id=interaction.guild_id, user_id=interaction.user.id
-                ),
-                ephemeral=True,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction,
+            lambda caller: self.bot.service.start_test(
+                guild_id=caller.guild_id, user_id=caller.user_id
+            ),
+            ephemeral=True,
+        )
+        if done is None:
             return
+        (run, question), lang = done.value, done.lang
         embed = render.test_question_embed(
             question, run.orders[0], lang, position=0, total=len(run.question_ids)
         )

@@ -22,7 +22,7 @@ from discord.ext import commands, tasks
 
 from bot.i18n import t
 from bot.reminders import DueReminder, ReminderService
-from bot.responses import reply, report_error, user_lang, within_deadline
+from bot.responses import preamble, reply, user_lang
 from cogs.daily import SENDS_PER_SECOND, TICK_SECONDS, Pacer
 from cogs.review import start_view
 
@@ -48,23 +48,20 @@ class ReminderRun:
 async def set_reminder(interaction: Interaction, *, on: bool, time_text: str | None) -> None:
     """`/tpquiz review remind:on|off [time]`: save the setting and say what it is now."""
     bot = cast("TPQuizBot", interaction.client)
-    assert interaction.guild_id is not None
-    lang = user_lang(interaction)
-    try:
-        setting = await within_deadline(
-            interaction,
-            bot.reminders.set(
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                on=on,
-                time_text=time_text,
-                language=lang,
-            ),
-            ephemeral=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: bot.reminders.set(
+            guild_id=caller.guild_id,
+            user_id=caller.user_id,
+            on=on,
+            time_text=time_text,
+            language=caller.lang,
+        ),
+        ephemeral=True,
+    )
+    if done is None:
         return
+    setting, lang = done.value, done.lang
     text = (
         t("reminder_on", lang, time=setting.at, timezone=setting.timezone)
         if setting.enabled

@@ -19,13 +19,11 @@ from discord import app_commands
 from bot.command_groups import join_group, leave_group
 from bot.custom_ids import number, run_click
 from bot.i18n import t
-from bot.limits import display_name
 from bot.options import check_options, refusal_for
 from bot.quiz.model import LETTERS, Lang
 from bot.render_review import review_nothing_embed, review_question_embed, review_step_embeds
-from bot.responses import reply, report_error, update, user_lang, within_deadline
+from bot.responses import preamble, refuse_click, reply, report_error, update, user_lang
 from bot.review import ReviewQuestion
-from cogs.quiz import refuse_click
 from cogs.reports import report_view
 
 if TYPE_CHECKING:
@@ -130,20 +128,16 @@ def start_view(guild_id: int, lang: Lang) -> discord.ui.View:
 async def open_review(interaction: Interaction, guild_id: int) -> None:
     """Start the member's round, or continue their open one, as an ephemeral message."""
     bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        opening = await within_deadline(
-            interaction,
-            bot.reviews.open(
-                guild_id=guild_id,
-                user_id=interaction.user.id,
-                from_dm=interaction.guild_id is None,
-            ),
-            ephemeral=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: bot.reviews.open(
+            guild_id=guild_id, user_id=caller.user_id, from_dm=interaction.guild_id is None
+        ),
+        ephemeral=True,
+    )
+    if done is None:
         return
+    opening, lang = done.value, done.lang
     if opening.current is None:
         assert opening.outlook is not None
         await reply(interaction, embed=review_nothing_embed(opening.outlook, lang), ephemeral=True)
@@ -156,24 +150,23 @@ async def answer_review(
     interaction: Interaction, run_id: int, position: int, choice_index: int
 ) -> None:
     bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        step = await within_deadline(
-            interaction,
-            bot.reviews.answer(
-                run_id=run_id,
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                name=display_name(interaction.user.display_name),
-                position=position,
-                choice_index=choice_index,
-            ),
-            ephemeral=True,
-            update=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        # guild_id None: a round started from a reminder's DM, answered there.
+        lambda caller: bot.reviews.answer(
+            run_id=run_id,
+            guild_id=interaction.guild_id,
+            user_id=caller.user_id,
+            name=caller.name,
+            position=position,
+            choice_index=choice_index,
+        ),
+        ephemeral=True,
+        update=True,
+    )
+    if done is None:
         return
+    step, lang = done.value, done.lang
     if not step.result.duplicate:
         bot.metrics.answer_recorded(correct=step.result.correct, duplicate=False)
     # The round's end carries "Report a problem", as the test's end does (issue #13).

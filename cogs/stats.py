@@ -25,7 +25,7 @@ from bot.limits import display_name
 from bot.options import check_options, refusal_for
 from bot.quiz.model import Lang
 from bot.render_review import memory_fields
-from bot.responses import reply, report_error, user_lang, within_deadline
+from bot.responses import preamble, reply, report_error, user_lang
 from bot.service import StatsReport
 from cogs.review import start_view
 
@@ -83,11 +83,10 @@ async def show_stats(interaction: Interaction, target: discord.abc.User) -> None
             png = None
         return report, memory, png
 
-    try:
-        report, memory, png = await within_deadline(interaction, gather(), ephemeral=True)
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(interaction, lambda caller: gather(), ephemeral=True)
+    if done is None:
         return
+    report, memory, png = done.value
     embed = render.stats_embed(name, report, lang)
     extra: dict[str, Any] = {}
     if report is not None:

@@ -7,7 +7,7 @@ caller's permissions in the channel (`interaction.permissions.manage_guild`), an
 with an ephemeral message otherwise.
 
 Handlers are glue: they read the interaction, call `bot.daily.DailyService` (through the
-daily cog's poster for `daily now`, which has to send) and answer ephemerally in the
+bot's daily poster for `daily now`, which has to send) and answer ephemerally in the
 caller's language.
 """
 
@@ -23,6 +23,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.daily import DailyOverview, DailyService
+from bot.daily_poster import DailyPoster, error_fields
 from bot.i18n import t
 from bot.options import check_options, refusal_for
 from bot.quiz.model import Lang
@@ -30,7 +31,6 @@ from bot.quiz.schedule import format_time, timezone_suggestions
 from bot.render import QUESTION_COLOUR, day_label
 from bot.responses import reply, report_error, user_lang, within_deadline
 from bot.service import QuizError
-from cogs.daily import DailyPoster, error_fields
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -146,24 +146,18 @@ class AdminCog(
 
     @property
     def poster(self) -> DailyPoster:
-        """The daily cog's poster (shared pacing); a private one if that cog is absent.
-
-        Looked up by name, not isinstance: load_extension executes each cog module afresh.
-        """
-        poster = getattr(self.bot.get_cog("DailyCog"), "poster", None)
-        if poster is not None:
-            return cast(DailyPoster, poster)
-        return DailyPoster(self.bot, DailyService(self.bot.service))
+        """The bot's daily poster: the pacing `daily now` shares with the daily tick."""
+        return self.bot.poster
 
     @property
     def service(self) -> DailyService:
-        return self.poster.service
+        return self.bot.daily
 
     async def _refresh_open_post(self, guild_id: int) -> None:
         """Re-render the open daily post after its closing time moved (through the
         coalesced post edits, which render the stored post as it is now)."""
         post = await self.service.open_post(guild_id)
-        if post is not None and post.message_id is not None and self.bot.count_edits is not None:
+        if post is not None and post.message_id is not None:
             self.bot.count_edits.touch(post.id)
 
     async def interaction_check(self, interaction: Interaction, /) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -21,7 +21,6 @@ from bot.command_groups import join_group, leave_group
 from bot.custom_ids import number
 from bot.i18n import t
 from bot.options import check_options, refusal_for
-from bot.privacy import PrivacyService
 from bot.quiz.model import Lang
 from bot.responses import preamble, refuse_click, reply, report_error, update, user_lang
 
@@ -30,12 +29,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
-
-
-def _service(interaction: Interaction) -> PrivacyService:
-    bot = cast("TPQuizBot", interaction.client)
-    return PrivacyService(bot.storage, bot.settings.guild_retention_days)
+Interaction = discord.Interaction["TPQuizBot"]
+#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
+#: `callback`): they are generic over the client, so a narrower type is not an override;
+#: each hands the interaction on to a method or function typed with `Interaction`.
+AnyInteraction = discord.Interaction[Any]
 
 
 class ForgetButton(
@@ -60,13 +58,16 @@ class ForgetButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ForgetButton:
         guild, user = number(match["guild"]), number(match["user"])
         # A number the bot did not write matches nobody: the click is refused below.
         return cls(match["action"], -1 if guild is None else guild, -1 if user is None else user)
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
+        await self.pressed(interaction)
+
+    async def pressed(self, interaction: Interaction) -> None:
         if self.user_id != interaction.user.id or self.guild_id != interaction.guild_id:
             await refuse_click(interaction, "not_your_forget")
             return
@@ -76,7 +77,7 @@ class ForgetButton(
             return
         done = await preamble(
             interaction,
-            lambda caller: _service(interaction).forget_member(caller.guild_id, self.user_id),
+            lambda caller: interaction.client.privacy.forget_member(caller.guild_id, self.user_id),
             ephemeral=True,
             update=True,
         )
@@ -122,7 +123,7 @@ async def my_data_command(interaction: Interaction) -> None:
     check_options(interaction)
     done = await preamble(
         interaction,
-        lambda caller: _service(interaction).export_json(caller.guild_id, caller.user_id),
+        lambda caller: interaction.client.privacy.export_json(caller.guild_id, caller.user_id),
         ephemeral=True,
     )
     if done is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -21,11 +21,9 @@ from discord.app_commands import locale_str
 from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
-from bot.item_service import ItemStatsService
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import Lang
 from bot.render_items import pages_of, question_embed, questions_embed
-from bot.reports_service import ReportService
 from bot.responses import reply, report_error, update, user_lang
 from bot.service import QuizError
 
@@ -34,15 +32,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
+#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
+#: `callback`): they are generic over the client, so a narrower type is not an override;
+#: each hands the interaction on to a method or function typed with `Interaction`.
+AnyInteraction = discord.Interaction[Any]
 
 NO_MENTIONS = discord.AllowedMentions.none()
 #: The longest question id the option accepts (bank ids are far shorter).
 ID_LENGTH = 100
-
-
-def _service(interaction: Interaction) -> ItemStatsService:
-    return ItemStatsService(cast("TPQuizBot", interaction.client).service)
 
 
 def _admin(interaction: Interaction) -> None:
@@ -68,16 +66,19 @@ class PageButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> PageButton:
         return cls(number(match["page"], 10_000) or 0, match["dir"])
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
+        await self.pressed(interaction)
+
+    async def pressed(self, interaction: Interaction) -> None:
         lang = user_lang(interaction)
         try:
             _admin(interaction)
             assert interaction.guild_id is not None
-            flagged = await _service(interaction).flagged(interaction.guild_id)
+            flagged = await interaction.client.items.flagged(interaction.guild_id)
         except Exception as exc:
             await report_error(interaction, exc)
             return
@@ -118,7 +119,7 @@ async def questions_command(
     try:
         _admin(interaction)
         assert interaction.guild_id is not None
-        flagged = await _service(interaction).flagged(interaction.guild_id)
+        flagged = await interaction.client.items.flagged(interaction.guild_id)
     except Exception as exc:
         await report_error(interaction, exc)
         return
@@ -145,12 +146,12 @@ async def question_command(
     try:
         _admin(interaction)
         assert interaction.guild_id is not None
-        items = _service(interaction)
+        items = interaction.client.items
         question = items.question(question_id)
         if question is None:
             raise QuizError("question_unknown", question_id=question_id)
         stats = await items.one(interaction.guild_id, question_id)
-        reports = await ReportService(items.service).reports_of_question(
+        reports = await interaction.client.reports.reports_of_question(
             interaction.guild_id, question_id
         )
     except Exception as exc:
@@ -171,7 +172,7 @@ async def _question_autocomplete(
     if not isinstance(current, str) or len(current) > ID_LENGTH:
         return []
     return [
-        app_commands.Choice(name=i, value=i) for i in _service(interaction).ids_matching(current)
+        app_commands.Choice(name=i, value=i) for i in interaction.client.items.ids_matching(current)
     ]
 
 

@@ -19,14 +19,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render
+from bot.buttons.answer import AnswerButton, answer_view
+from bot.buttons.report import report_view
 from bot.custom_ids import number, run_click
 from bot.i18n import t
 from bot.options import check_options, refusal_for
-from bot.post_updates import CoalescedEdits
 from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
 from bot.responses import Caller, preamble, refuse_click, reply, report_error, update, user_lang
-from cogs.reports import report_view
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -42,48 +42,6 @@ def _bot(interaction: Interaction) -> TPQuizBot:
 
 
 # -- buttons ---------------------------------------------------------------------------
-
-
-class AnswerButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"tpq:a:(?P<post>[^:]+):(?P<choice>[^:]+)",
-):
-    """A lettered answer button on a question post.
-
-    The template takes any text between the colons so that a forged number still gets
-    an answer (`refusal`), not silence; `from_custom_id` reads the numbers strictly.
-    """
-
-    refusal: str | None = None
-
-    def __init__(self, post_id: int, choice_index: int, letter: str = "?") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=letter,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"tpq:a:{post_id}:{choice_index}",
-            )
-        )
-        self.post_id = post_id
-        self.choice_index = choice_index
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> AnswerButton:
-        post, choice = number(match["post"]), number(match["choice"], 9)
-        button = cls(post or 0, choice or 0)
-        if post is None:
-            button.refusal = "unknown_post"
-        elif choice is None:
-            button.refusal = "bad_choice"
-        return button
-
-    async def callback(self, interaction: Interaction) -> None:
-        if self.refusal is not None:
-            await refuse_click(interaction, self.refusal)
-            return
-        await answer_post(interaction, self.post_id, self.choice_index)
 
 
 class TestButton(
@@ -166,13 +124,6 @@ def _invoker(interaction: Interaction) -> int | None:
     return metadata.user.id if metadata is not None else None
 
 
-def answer_view(post_id: int, order: tuple[int, ...]) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    for pos, choice_index in enumerate(order):
-        view.add_item(AnswerButton(post_id, choice_index, LETTERS[pos]))
-    return view
-
-
 def test_view(run_id: int, position: int, order: tuple[int, ...]) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for pos, choice_index in enumerate(order):
@@ -194,43 +145,6 @@ def leaderboard_view(period: Period, page: int, pages: int, lang: Lang) -> disco
 
 
 # -- handlers --------------------------------------------------------------------------
-
-
-async def answer_post(interaction: Interaction, post_id: int, choice_index: int) -> None:
-    bot = _bot(interaction)
-    done = await preamble(
-        interaction,
-        lambda caller: bot.service.answer_post(
-            post_id=post_id,
-            guild_id=caller.guild_id,
-            user_id=caller.user_id,
-            name=caller.name,
-            choice_index=choice_index,
-        ),
-        ephemeral=True,
-    )
-    if done is None:
-        return
-    outcome, lang = done.value, done.lang
-    post, question = outcome.post, outcome.question
-    if outcome.result is not None:
-        bot.metrics.answer_recorded(
-            correct=outcome.result.correct, duplicate=outcome.result.duplicate
-        )
-    if outcome.result is None:
-        embed = render.closed_embed(question, post.order, lang)
-    else:
-        embed = render.answer_embed(question, post.order, outcome.result, lang)
-        if not outcome.result.duplicate and bot.count_edits is not None:
-            bot.count_edits.touch(post.id)
-    # Measured as the reply goes out: the time the member waited for the bot.
-    age = discord.utils.utcnow() - interaction.created_at
-    bot.metrics.observe_interaction(age.total_seconds(), kind="answer")
-    try:
-        await reply(interaction, embed=embed, view=report_view("p", post_id, lang), ephemeral=True)
-    except discord.HTTPException:
-        # The answer is committed; only the message was lost.
-        log.warning("could not send the answer reply for post %s", post_id, exc_info=True)
 
 
 async def answer_test(
@@ -423,22 +337,6 @@ class QuizCog(
         await report_error(interaction, refused or getattr(error, "original", None) or error)
 
 
-async def _edit_count(bot: TPQuizBot, post_id: int) -> None:
-    """Re-render a post with its current answer count (called by CoalescedEdits)."""
-    found = await bot.service.post_for_render(post_id)
-    if found is None:
-        return
-    post, question = found
-    if post.message_id is None or post.closed_at is not None:
-        return
-    embed = render.post_embed(post, question)
-    message = bot.get_partial_messageable(post.channel_id).get_partial_message(post.message_id)
-    await message.edit(embed=embed)
-
-
 async def setup(bot: TPQuizBot) -> None:
     bot.add_dynamic_items(AnswerButton, TestButton, LeaderboardButton)
-    bot.count_edits = CoalescedEdits(
-        lambda post_id: _edit_count(bot, post_id), bot.settings.count_edit_interval
-    )
     await bot.add_cog(QuizCog(bot))

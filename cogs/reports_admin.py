@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -24,7 +24,6 @@ from bot.i18n import t
 from bot.limits import echo
 from bot.quiz.model import Lang
 from bot.render import QUESTION_COLOUR
-from bot.reports_service import ReportService
 from bot.responses import reply, report_error, update, user_lang
 from bot.service import QuizError
 from bot.storage.reports import Report
@@ -34,16 +33,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
+#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
+#: `callback`): they are generic over the client, so a narrower type is not an override;
+#: each hands the interaction on to a method or function typed with `Interaction`.
+AnyInteraction = discord.Interaction[Any]
 
 #: Reports per page: one Resolve button each, in one action row.
 PAGE = 5
 BODY_SHOWN = 300
 NO_MENTIONS = discord.AllowedMentions.none()
-
-
-def _reports(interaction: Interaction) -> ReportService:
-    return ReportService(cast("TPQuizBot", interaction.client).service)
 
 
 def _admin(interaction: Interaction) -> None:
@@ -93,17 +92,20 @@ class ResolveButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ResolveButton:
         # A forged number reads as report 0, which no server has: "no open report #0".
         return cls(number(match["report"]) or 0, number(match["page"], 10_000) or 0)
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
+        await self.pressed(interaction)
+
+    async def pressed(self, interaction: Interaction) -> None:
         lang = user_lang(interaction)
         try:
             _admin(interaction)
             assert interaction.guild_id is not None
-            service = _reports(interaction)
+            service = interaction.client.reports
             done = await service.resolve(interaction.guild_id, self.report_id, interaction.user.id)
             if done is None:
                 raise QuizError("report_unknown", id=self.report_id)
@@ -152,7 +154,7 @@ async def reports_command(
     try:
         _admin(interaction)
         assert interaction.guild_id is not None
-        found, total = await _reports(interaction).open_reports(
+        found, total = await interaction.client.reports.open_reports(
             interaction.guild_id, limit=PAGE, offset=(page - 1) * PAGE
         )
     except Exception as exc:

@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 
 from bot import render
+from bot.buttons.review import ReviewStartButton, start_view
 from bot.charts import ChartLabels, stats_png
 from bot.command_groups import join_group, leave_group
 from bot.i18n import t
@@ -27,7 +28,6 @@ from bot.quiz.model import Lang
 from bot.render_review import memory_fields
 from bot.responses import preamble, reply, report_error, user_lang
 from bot.service import StatsReport
-from cogs.review import start_view
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -119,8 +119,8 @@ async def _stats_error(interaction: Interaction, error: app_commands.AppCommandE
 
 
 async def setup(bot: TPQuizBot) -> None:
-    if "cogs.review" not in bot.extensions:  # the Review now button, and the tpquiz group
-        await bot.load_extension("cogs.review")
+    # "Review now" on the stats message (cogs.review registers it too; one class).
+    bot.add_dynamic_items(ReviewStartButton)
     await join_group(bot, "tpquiz", [stats_command])
 
 

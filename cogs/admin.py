@@ -37,7 +37,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
+#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
+#: `callback`, `interaction_check`, `cog_app_command_error`): they are generic over the
+#: client, so a narrower type is not an override; each hands the interaction on to code
+#: typed with `Interaction`.
+AnyInteraction = discord.Interaction[Any]
 
 #: What the bot needs in the daily channel, in the order a missing one is reported.
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
@@ -160,7 +165,7 @@ class AdminCog(
         if post is not None and post.message_id is not None:
             self.bot.count_edits.touch(post.id)
 
-    async def interaction_check(self, interaction: Interaction, /) -> bool:
+    async def interaction_check(self, interaction: AnyInteraction, /) -> bool:
         """Checked on every subcommand, before its options are converted: in a server, by
         someone who can manage it, with only the option values Discord offers."""
         if interaction.guild_id is None:
@@ -333,7 +338,7 @@ class AdminCog(
         await reply(interaction, content=text, ephemeral=True)
 
     async def cog_app_command_error(
-        self, interaction: Interaction, error: app_commands.AppCommandError
+        self, interaction: AnyInteraction, error: app_commands.AppCommandError
     ) -> None:
         """Every refusal and failure becomes an ephemeral message in the caller's language."""
         original = getattr(error, "original", error)

@@ -34,11 +34,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
-
-
-def _bot(interaction: Interaction) -> TPQuizBot:
-    return cast("TPQuizBot", interaction.client)
+Interaction = discord.Interaction["TPQuizBot"]
+#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
+#: `callback`, `interaction_check`, `cog_app_command_error`): they are generic over the
+#: client, so a narrower type is not an override; each hands the interaction on to code
+#: typed with `Interaction`.
+AnyInteraction = discord.Interaction[Any]
 
 
 # -- buttons ---------------------------------------------------------------------------
@@ -66,14 +67,14 @@ class TestButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TestButton:
         numbers, refusal = run_click(match, "unknown_test")
         button = cls(*numbers)
         button.refusal = refusal
         return button
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
         if self.refusal is not None:
             await refuse_click(interaction, self.refusal)
             return
@@ -103,13 +104,13 @@ class LeaderboardButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> LeaderboardButton:
         period = match["period"] if match["period"] in PERIODS else "all"
         page = number(match["page"], 999_999) or 0
         return cls(cast(Period, period), page, match["dir"])
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
         # Paging someone else's board: an ephemeral copy of your own, with your rank line,
         # so the caller's message is not changed under them (issue #12).
         own = _invoker(interaction) in (None, interaction.user.id)
@@ -150,7 +151,7 @@ def leaderboard_view(period: Period, page: int, pages: int, lang: Lang) -> disco
 async def answer_test(
     interaction: Interaction, run_id: int, position: int, choice_index: int
 ) -> None:
-    bot = _bot(interaction)
+    bot = interaction.client
     done = await preamble(
         interaction,
         lambda caller: bot.service.answer_test(
@@ -194,7 +195,7 @@ async def answer_test(
 async def show_leaderboard(
     interaction: Interaction, period: Period, page: int, *, edit: bool, ephemeral: bool = False
 ) -> None:
-    bot = _bot(interaction)
+    bot = interaction.client
     done = await preamble(
         interaction,
         lambda caller: bot.service.leaderboard(
@@ -254,7 +255,7 @@ class QuizCog(
         self.bot = bot
         super().__init__()
 
-    async def interaction_check(self, interaction: Interaction, /) -> bool:
+    async def interaction_check(self, interaction: AnyInteraction, /) -> bool:
         """Before any option is converted: a server only, and only values Discord offers."""
         if interaction.guild_id is None:
             raise app_commands.NoPrivateMessage()
@@ -331,7 +332,7 @@ class QuizCog(
         await show_leaderboard(interaction, chosen, 0, edit=False)
 
     async def cog_app_command_error(
-        self, interaction: Interaction, error: app_commands.AppCommandError
+        self, interaction: AnyInteraction, error: app_commands.AppCommandError
     ) -> None:
         refused = refusal_for(interaction, error, user_lang(interaction))
         await report_error(interaction, refused or getattr(error, "original", None) or error)

@@ -12,7 +12,7 @@ import asyncio
 import io
 import logging
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
 PICTURE = "stats.png"
 
 
@@ -66,7 +66,7 @@ async def _picture(
 
 
 async def show_stats(interaction: Interaction, target: discord.abc.User) -> None:
-    bot = cast("TPQuizBot", interaction.client)
+    bot = interaction.client
     assert interaction.guild_id is not None
     guild_id, lang = interaction.guild_id, user_lang(interaction)
     name = display_name(target.display_name)

@@ -3,9 +3,12 @@
 This cog owns the `tpquiz` group; `/tpquiz review` (cogs/review.py) and `/tpquiz stats`
 (cogs/stats.py) join it from their own modules.
 
-Each handler reads the interaction, calls `bot.service`, and renders the result. The
-buttons are `DynamicItem`s whose custom_id carries all the state a click needs (post id
-and choice, or test run, position and choice), so they keep working after a restart.
+Each handler reads the interaction, calls `bot.service` (through `bot.responses.preamble`:
+server check, language, deadline, error reply), and renders the result. The buttons are
+`DynamicItem`s whose custom_id carries all the state a click needs (test run, position
+and choice; a leaderboard page), so they keep working after a restart. A post's answer
+buttons are in `bot.buttons.answer`, as the daily posts show them too; this cog
+registers them.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""`/tpquiz review` (Turkish `tekrar`) and the buttons of a review round: glue only.
+"""`/tpquiz review` (Turkish `tekrar`) and its reminder setting: glue only.
 
 The command joins the `tpquiz` group that cogs/quiz.py owns (Discord allows one group of
-that name, and cogs/quiz.py is already long). Each button is a `DynamicItem` whose
-custom_id carries the whole state of a click (round, position and choice; or the server
-a "Review now" button starts a round in), so rounds survive a restart. The work is in
-`bot.review`, the embeds in `bot.render_review`.
+that name, and cogs/quiz.py is already long). The round's buttons and "Review now" are in
+`bot.buttons.review` (`/tpquiz stats` and the reminder DMs show "Review now" too); this
+extension registers them. The work is in `bot.review` and `bot.reminders`.
 """
 
 from __future__ import annotations

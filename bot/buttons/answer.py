@@ -36,7 +36,7 @@ class AnswerButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"tpq:a:(?P<post>[^:]+):(?P<choice>[^:]+)",
 ):
-    """A lettered answer button on a question post.
+    """A lettered answer button on a question or daily post.
 
     The template takes any text between the colons so that a forged number still gets
     an answer (`refusal`), not silence; `from_custom_id` reads the numbers strictly.
@@ -94,6 +94,7 @@ def closed_view(post_id: int, order: tuple[int, ...], right: int) -> discord.ui.
 
 
 async def answer_post(interaction: Interaction, post_id: int, choice_index: int) -> None:
+    """Record the click, then tell the member their result (or that the post closed)."""
     bot = interaction.client
     done = await preamble(
         interaction,

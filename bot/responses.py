@@ -32,6 +32,13 @@ from bot.storage.db import WriteFailed
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
+#: The interaction type of the discord.py methods a cog or a button overrides (`callback`,
+#: `from_custom_id`, `interaction_check`, `cog_app_command_error`): discord.py declares
+#: them generic over the client, so `discord.Interaction[TPQuizBot]` there is not a valid
+#: override. Each such method hands the interaction on to code typed with
+#: `discord.Interaction[TPQuizBot]`; everything else uses that type.
+AnyInteraction = discord.Interaction[Any]
+
 #: Seconds to wait before deferring; Discord fails interactions not answered in 3 s.
 DEFER_AFTER = 2.0
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import discord
 from discord import app_commands
@@ -29,7 +29,7 @@ from bot.options import check_options, refusal_for
 from bot.quiz.model import Lang
 from bot.quiz.schedule import format_time, timezone_suggestions
 from bot.render import QUESTION_COLOUR, day_label
-from bot.responses import reply, report_error, user_lang, within_deadline
+from bot.responses import AnyInteraction, reply, report_error, user_lang, within_deadline
 from bot.service import QuizError
 
 if TYPE_CHECKING:
@@ -38,11 +38,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["TPQuizBot"]
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`, `interaction_check`, `cog_app_command_error`): they are generic over the
-#: client, so a narrower type is not an override; each hands the interaction on to code
-#: typed with `Interaction`.
-AnyInteraction = discord.Interaction[Any]
 
 #: What the bot needs in the daily channel, in the order a missing one is reported.
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")

@@ -22,7 +22,15 @@ from bot.custom_ids import number
 from bot.i18n import t
 from bot.options import check_options, refusal_for
 from bot.quiz.model import Lang
-from bot.responses import preamble, refuse_click, reply, report_error, update, user_lang
+from bot.responses import (
+    AnyInteraction,
+    preamble,
+    refuse_click,
+    reply,
+    report_error,
+    update,
+    user_lang,
+)
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -30,10 +38,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["TPQuizBot"]
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`): they are generic over the client, so a narrower type is not an override;
-#: each hands the interaction on to a method or function typed with `Interaction`.
-AnyInteraction = discord.Interaction[Any]
 
 
 class ForgetButton(

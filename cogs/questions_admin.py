@@ -24,7 +24,7 @@ from bot.i18n import t
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import Lang
 from bot.render_items import pages_of, question_embed, questions_embed
-from bot.responses import reply, report_error, update, user_lang
+from bot.responses import AnyInteraction, reply, report_error, update, user_lang
 from bot.service import QuizError
 
 if TYPE_CHECKING:
@@ -33,10 +33,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["TPQuizBot"]
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`): they are generic over the client, so a narrower type is not an override;
-#: each hands the interaction on to a method or function typed with `Interaction`.
-AnyInteraction = discord.Interaction[Any]
 
 NO_MENTIONS = discord.AllowedMentions.none()
 #: The longest question id the option accepts (bank ids are far shorter).

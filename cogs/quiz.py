@@ -29,7 +29,16 @@ from bot.i18n import t
 from bot.options import check_options, refusal_for
 from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
-from bot.responses import Caller, preamble, refuse_click, reply, report_error, update, user_lang
+from bot.responses import (
+    AnyInteraction,
+    Caller,
+    preamble,
+    refuse_click,
+    reply,
+    report_error,
+    update,
+    user_lang,
+)
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -38,11 +47,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["TPQuizBot"]
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`, `interaction_check`, `cog_app_command_error`): they are generic over the
-#: client, so a narrower type is not an override; each hands the interaction on to code
-#: typed with `Interaction`.
-AnyInteraction = discord.Interaction[Any]
 
 
 # -- buttons ---------------------------------------------------------------------------

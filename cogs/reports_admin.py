@@ -24,7 +24,7 @@ from bot.i18n import t
 from bot.limits import echo
 from bot.quiz.model import Lang
 from bot.render import QUESTION_COLOUR
-from bot.responses import reply, report_error, update, user_lang
+from bot.responses import AnyInteraction, reply, report_error, update, user_lang
 from bot.service import QuizError
 from bot.storage.reports import Report
 
@@ -34,10 +34,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["TPQuizBot"]
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`): they are generic over the client, so a narrower type is not an override;
-#: each hands the interaction on to a method or function typed with `Interaction`.
-AnyInteraction = discord.Interaction[Any]
 
 #: Reports per page: one Resolve button each, in one action row.
 PAGE = 5

@@ -19,7 +19,7 @@ from bot import render
 from bot.buttons.report import report_view
 from bot.custom_ids import number
 from bot.quiz.model import LETTERS
-from bot.responses import preamble, refuse_click, reply
+from bot.responses import AnyInteraction, preamble, refuse_click, reply
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction: TypeAlias = "discord.Interaction[TPQuizBot]"
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`): they are generic over the client, so a narrower type is not an override.
-AnyInteraction = discord.Interaction[Any]
 
 
 class AnswerButton(

@@ -19,16 +19,13 @@ from bot.custom_ids import number
 from bot.i18n import t
 from bot.quiz.model import Lang
 from bot.quiz.reports import MAX_BODY, REASONS
-from bot.responses import report_error, user_lang
+from bot.responses import AnyInteraction, report_error, user_lang
 from bot.service import QuizError
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
 
 Interaction: TypeAlias = "discord.Interaction[TPQuizBot]"
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`): they are generic over the client, so a narrower type is not an override.
-AnyInteraction = discord.Interaction[Any]
 
 REASON_FIELD, BODY_FIELD, WHICH_FIELD = "reason", "body", "which"
 #: Seconds discord.py keeps the Modal object (the listener needs none of it).

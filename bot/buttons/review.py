@@ -20,7 +20,7 @@ from bot.custom_ids import number, run_click
 from bot.i18n import t
 from bot.quiz.model import LETTERS, Lang
 from bot.render_review import review_nothing_embed, review_question_embed, review_step_embeds
-from bot.responses import preamble, refuse_click, reply, update
+from bot.responses import AnyInteraction, preamble, refuse_click, reply, update
 from bot.review import ReviewQuestion
 
 if TYPE_CHECKING:
@@ -29,9 +29,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction: TypeAlias = "discord.Interaction[TPQuizBot]"
-#: What discord.py's own methods take where this module overrides them (`from_custom_id`,
-#: `callback`): they are generic over the client, so a narrower type is not an override.
-AnyInteraction = discord.Interaction[Any]
 
 
 class ReviewButton(

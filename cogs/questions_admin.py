@@ -22,13 +22,14 @@ from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
 from bot.quiz.itemstats import ItemStats
-from bot.quiz.model import Lang
+from bot.quiz.model import Lang, Question
 from bot.render_items import pages_of, question_embed, questions_embed
-from bot.responses import AnyInteraction, reply, report_error, update, user_lang
+from bot.responses import AnyInteraction, preamble, reply, update
 from bot.service import QuizError
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
+    from bot.storage.reports import Report
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,15 @@ NO_MENTIONS = discord.AllowedMentions.none()
 ID_LENGTH = 100
 
 
-def _admin(interaction: Interaction) -> None:
+def _admin(interaction: Interaction) -> int:
+    """The server, for a caller who may manage it (else a QuizError)."""
     require_manage_guild(interaction, "the item statistics")
+    assert interaction.guild_id is not None  # checked just above
+    return interaction.guild_id
+
+
+async def _flagged(interaction: Interaction) -> list[ItemStats]:
+    return await interaction.client.items.flagged(_admin(interaction))
 
 
 class PageButton(
@@ -70,14 +78,12 @@ class PageButton(
         await self.pressed(interaction)
 
     async def pressed(self, interaction: Interaction) -> None:
-        lang = user_lang(interaction)
-        try:
-            _admin(interaction)
-            assert interaction.guild_id is not None
-            flagged = await interaction.client.items.flagged(interaction.guild_id)
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction, lambda caller: _flagged(interaction), ephemeral=True, update=True
+        )
+        if done is None:
             return
+        flagged, lang = done.value, done.lang
         page = min(self.page, pages_of(len(flagged)) - 1)
         await update(
             interaction,
@@ -111,14 +117,10 @@ def page_view(flagged: list[ItemStats], page: int, lang: Lang) -> discord.ui.Vie
 async def questions_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        flagged = await interaction.client.items.flagged(interaction.guild_id)
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(interaction, lambda caller: _flagged(interaction), ephemeral=True)
+    if done is None:
         return
+    flagged, lang = done.value, done.lang
     shown = min(page - 1, pages_of(len(flagged)) - 1)
     await reply(
         interaction,
@@ -127,6 +129,20 @@ async def questions_command(
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )
+
+
+async def _one_question(
+    interaction: Interaction, question_id: str
+) -> tuple[Question, ItemStats | None, list[Report]]:
+    """One question's statistics and open reports in the caller's server."""
+    guild_id = _admin(interaction)
+    items = interaction.client.items
+    question = items.question(question_id)
+    if question is None:
+        raise QuizError("question_unknown", question_id=question_id)
+    stats = await items.one(guild_id, question_id)
+    reports = await interaction.client.reports.reports_of_question(guild_id, question_id)
+    return question, stats, reports
 
 
 @app_commands.command(
@@ -138,24 +154,15 @@ async def questions_command(
 async def question_command(
     interaction: Interaction, question_id: app_commands.Range[str, 1, ID_LENGTH]
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        items = interaction.client.items
-        question = items.question(question_id)
-        if question is None:
-            raise QuizError("question_unknown", question_id=question_id)
-        stats = await items.one(interaction.guild_id, question_id)
-        reports = await interaction.client.reports.reports_of_question(
-            interaction.guild_id, question_id
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction, lambda caller: _one_question(interaction, question_id), ephemeral=True
+    )
+    if done is None:
         return
+    question, stats, reports = done.value
     await reply(
         interaction,
-        embed=question_embed(question, stats, reports, lang),
+        embed=question_embed(question, stats, reports, done.lang),
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )

@@ -22,11 +22,13 @@ from discord.ext import commands
 from bot.buttons.report import BODY_FIELD, REASON_FIELD, WHICH_FIELD, ReportButton
 from bot.custom_ids import number
 from bot.i18n import t
-from bot.responses import reply, report_error, user_lang
+from bot.quiz.reports import Refusal
+from bot.responses import Caller, preamble, reply
 from bot.service import QuizError
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
+    from bot.storage.reports import Report
 
 log = logging.getLogger(__name__)
 
@@ -56,37 +58,42 @@ def submitted_values(data: Any) -> dict[str, list[str]]:
     return found
 
 
+async def _file(
+    interaction: Interaction, caller: Caller, kind: str, ref: int | None
+) -> Report | Refusal:
+    """File the submitted report: the stored report, or the key of why it was not."""
+    guild_id = caller.guild_id
+    service = interaction.client.reports
+    values = submitted_values(interaction.data)
+    if ref is None:
+        raise QuizError({"p": "unknown_post", "t": "unknown_test"}.get(kind, "unknown_review"))
+    if kind == "p":
+        question_id = await service.question_of_post(ref, guild_id)
+    else:
+        ids = await service.question_ids_of_run(kind, ref, guild_id, caller.user_id)
+        position = number((values.get(WHICH_FIELD) or [""])[0], 99)
+        if position is None or position >= len(ids):
+            raise QuizError("bad_choice")
+        question_id = ids[position]
+    reason = (values.get(REASON_FIELD) or [""])[0]
+    body = (values.get(BODY_FIELD) or [""])[0]
+    return await service.file(
+        guild_id=guild_id,
+        user_id=caller.user_id,
+        question_id=question_id,
+        language=caller.lang,
+        reason=reason,
+        body=body,
+    )
+
+
 async def submit(interaction: Interaction, kind: str, ref: int | None) -> None:
-    lang = user_lang(interaction)
-    try:
-        guild_id = interaction.guild_id
-        if guild_id is None:
-            raise QuizError("guild_only")
-        service = interaction.client.reports
-        values = submitted_values(interaction.data)
-        if ref is None:
-            raise QuizError({"p": "unknown_post", "t": "unknown_test"}.get(kind, "unknown_review"))
-        if kind == "p":
-            question_id = await service.question_of_post(ref, guild_id)
-        else:
-            ids = await service.question_ids_of_run(kind, ref, guild_id, interaction.user.id)
-            position = number((values.get(WHICH_FIELD) or [""])[0], 99)
-            if position is None or position >= len(ids):
-                raise QuizError("bad_choice")
-            question_id = ids[position]
-        reason = (values.get(REASON_FIELD) or [""])[0]
-        body = (values.get(BODY_FIELD) or [""])[0]
-        outcome = await service.file(
-            guild_id=guild_id,
-            user_id=interaction.user.id,
-            question_id=question_id,
-            language=lang,
-            reason=reason,
-            body=body,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction, lambda caller: _file(interaction, caller, kind, ref), ephemeral=True
+    )
+    if done is None:
         return
+    outcome, lang = done.value, done.lang
     if isinstance(outcome, str):
         text = t(outcome, lang)
     else:

@@ -24,7 +24,7 @@ from bot.i18n import t
 from bot.limits import echo
 from bot.quiz.model import Lang
 from bot.render import QUESTION_COLOUR
-from bot.responses import AnyInteraction, reply, report_error, update, user_lang
+from bot.responses import AnyInteraction, preamble, reply, update
 from bot.service import QuizError
 from bot.storage.reports import Report
 
@@ -41,8 +41,11 @@ BODY_SHOWN = 300
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
-def _admin(interaction: Interaction) -> None:
+def _admin(interaction: Interaction) -> int:
+    """The server, for a caller who may manage it (else a QuizError)."""
     require_manage_guild(interaction, "the reports")
+    assert interaction.guild_id is not None  # checked just above
+    return interaction.guild_id
 
 
 def reports_embed(found: list[Report], total: int, page: int, lang: Lang) -> discord.Embed:
@@ -97,29 +100,12 @@ class ResolveButton(
         await self.pressed(interaction)
 
     async def pressed(self, interaction: Interaction) -> None:
-        lang = user_lang(interaction)
-        try:
-            _admin(interaction)
-            assert interaction.guild_id is not None
-            service = interaction.client.reports
-            done = await service.resolve(interaction.guild_id, self.report_id, interaction.user.id)
-            if done is None:
-                raise QuizError("report_unknown", id=self.report_id)
-            log.info(
-                "report %s resolved by user %s in guild %s",
-                done.id,
-                interaction.user.id,
-                interaction.guild_id,
-            )
-            found, total = await service.open_reports(
-                interaction.guild_id, limit=PAGE, offset=self.page * PAGE
-            )
-            if not found and self.page:
-                self.page = 0
-                found, total = await service.open_reports(interaction.guild_id, limit=PAGE)
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction, lambda caller: self._resolve(interaction), ephemeral=True, update=True
+        )
+        if done is None:
             return
+        (found, total), lang = done.value, done.lang
         await update(
             interaction,
             content=t("report_resolved", lang, id=self.report_id),
@@ -127,6 +113,23 @@ class ResolveButton(
             view=page_view(found, self.page, lang),
             allowed_mentions=NO_MENTIONS,
         )
+
+    async def _resolve(self, interaction: Interaction) -> tuple[list[Report], int]:
+        """Resolve the report; the open reports of this page after it (or of the first
+        page, when this one is now empty)."""
+        guild_id = _admin(interaction)
+        service = interaction.client.reports
+        done = await service.resolve(guild_id, self.report_id, interaction.user.id)
+        if done is None:
+            raise QuizError("report_unknown", id=self.report_id)
+        log.info(
+            "report %s resolved by user %s in guild %s", done.id, interaction.user.id, guild_id
+        )
+        found, total = await service.open_reports(guild_id, limit=PAGE, offset=self.page * PAGE)
+        if not found and self.page:
+            self.page = 0
+            found, total = await service.open_reports(guild_id, limit=PAGE)
+        return found, total
 
 
 def page_view(found: list[Report], page: int, lang: Lang) -> discord.ui.View | None:
@@ -146,16 +149,16 @@ def page_view(found: list[Report], page: int, lang: Lang) -> discord.ui.View | N
 async def reports_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        found, total = await interaction.client.reports.open_reports(
-            interaction.guild_id, limit=PAGE, offset=(page - 1) * PAGE
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: interaction.client.reports.open_reports(
+            _admin(interaction), limit=PAGE, offset=(page - 1) * PAGE
+        ),
+        ephemeral=True,
+    )
+    if done is None:
         return
+    (found, total), lang = done.value, done.lang
     await reply(
         interaction,
         embed=reports_embed(found, total, page - 1, lang),

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import discord
+from discord import app_commands
 
 from bot.i18n import t
 from bot.limits import display_name, fit
-from bot.options import logged
+from bot.options import logged, refusal_for
 from bot.quiz.model import Lang, lang_for_locale
 from bot.service import AnswerNotSaved, QuizError
 from bot.storage.db import WriteFailed
@@ -114,6 +115,15 @@ async def report_error(interaction: discord.Interaction[Any], exc: BaseException
         await reply(interaction, content=text, ephemeral=True)
     except discord.HTTPException:
         log.warning("could not report an error for interaction %s", interaction.id, exc_info=True)
+
+
+async def report_command_error(
+    interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+) -> None:
+    """A command's error handler: an option refused on arrival (`refusal_for`), else what
+    the command raised, told to the member as `report_error` does."""
+    refused = refusal_for(interaction, error, user_lang(interaction))
+    await report_error(interaction, refused or getattr(error, "original", None) or error)
 
 
 async def refuse_click(interaction: discord.Interaction[Any], key: str) -> None:

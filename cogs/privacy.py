@@ -20,14 +20,14 @@ from discord import app_commands
 from bot.command_groups import join_group, leave_group
 from bot.custom_ids import number
 from bot.i18n import t
-from bot.options import check_options, refusal_for
+from bot.options import check_options
 from bot.quiz.model import Lang
 from bot.responses import (
     AnyInteraction,
     preamble,
     refuse_click,
     reply,
-    report_error,
+    report_command_error,
     update,
     user_lang,
 )
@@ -141,13 +141,8 @@ async def my_data_command(interaction: Interaction) -> None:
     )
 
 
-async def _error(interaction: Interaction, error: app_commands.AppCommandError) -> None:
-    refused = refusal_for(interaction, error, user_lang(interaction))
-    await report_error(interaction, refused or getattr(error, "original", None) or error)
-
-
-forget_me_command.error(_error)
-my_data_command.error(_error)
+forget_me_command.error(report_command_error)
+my_data_command.error(report_command_error)
 
 _COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (
     forget_me_command,

@@ -26,7 +26,7 @@ from bot.buttons.answer import AnswerButton, answer_view
 from bot.buttons.report import report_view
 from bot.custom_ids import number, run_click
 from bot.i18n import t
-from bot.options import check_options, refusal_for
+from bot.options import check_options
 from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
 from bot.responses import (
@@ -35,9 +35,8 @@ from bot.responses import (
     preamble,
     refuse_click,
     reply,
-    report_error,
+    report_command_error,
     update,
-    user_lang,
 )
 
 if TYPE_CHECKING:
@@ -341,8 +340,7 @@ class QuizCog(
     async def cog_app_command_error(
         self, interaction: AnyInteraction, error: app_commands.AppCommandError
     ) -> None:
-        refused = refusal_for(interaction, error, user_lang(interaction))
-        await report_error(interaction, refused or getattr(error, "original", None) or error)
+        await report_command_error(interaction, error)
 
 
 async def setup(bot: TPQuizBot) -> None:

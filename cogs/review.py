@@ -17,8 +17,8 @@ from discord import app_commands
 from bot.buttons.review import ReviewButton, ReviewStartButton, open_review
 from bot.command_groups import join_group, leave_group
 from bot.i18n import t
-from bot.options import check_options, refusal_for
-from bot.responses import preamble, reply, report_error, user_lang
+from bot.options import check_options
+from bot.responses import preamble, reply, report_command_error
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -90,10 +90,7 @@ async def review_command(
     await set_reminder(interaction, on=remind is None or remind.value == "on", time_text=at)
 
 
-@review_command.error
-async def _review_error(interaction: Interaction, error: app_commands.AppCommandError) -> None:
-    refused = refusal_for(interaction, error, user_lang(interaction))
-    await report_error(interaction, refused or getattr(error, "original", None) or error)
+review_command.error(report_command_error)
 
 
 async def setup(bot: TPQuizBot) -> None:

@@ -23,10 +23,10 @@ from bot.charts import ChartLabels, stats_png
 from bot.command_groups import join_group, leave_group
 from bot.i18n import t
 from bot.limits import display_name
-from bot.options import check_options, refusal_for
+from bot.options import check_options
 from bot.quiz.model import Lang
 from bot.render_review import memory_fields
-from bot.responses import preamble, reply, report_error, user_lang
+from bot.responses import preamble, reply, report_command_error, user_lang
 from bot.service import StatsReport
 
 if TYPE_CHECKING:
@@ -112,10 +112,7 @@ async def stats_command(interaction: Interaction, member: discord.Member | None 
     await show_stats(interaction, member or interaction.user)
 
 
-@stats_command.error
-async def _stats_error(interaction: Interaction, error: app_commands.AppCommandError) -> None:
-    refused = refusal_for(interaction, error, user_lang(interaction))
-    await report_error(interaction, refused or getattr(error, "original", None) or error)
+stats_command.error(report_command_error)
 
 
 async def setup(bot: TPQuizBot) -> None:

@@ -1,6 +1,7 @@
 """The periodic refresh of each server's item statistics summary (issue #13).
 
-Glue only: the work is `bot.item_service.ItemStatsService.refresh_due`. Every
+Glue only: the work is `bot.item_service.ItemStatsService.refresh_due` (the bot's
+`items`). Every
 REFRESH_MINUTES, the servers whose first answers changed since their last refresh (or
 that have none yet, or a stale one) are recomputed, a bounded number of answers per
 tick, so that `/tpquiz-admin questions` reads a summary in milliseconds instead of
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
-from bot.item_service import REFRESH_MINUTES, ItemStatsService
+from bot.item_service import REFRESH_MINUTES
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -53,7 +54,7 @@ class ItemRefreshCog(commands.Cog):
     async def refresh_due(self) -> list[int]:
         """Refresh the servers that are due, by the bot's clock; the servers written."""
         now_ms = int(self.bot.clock().timestamp() * 1000)
-        return await ItemStatsService(self.bot.service).refresh_due(now_ms)
+        return await self.bot.items.refresh_due(now_ms)
 
 
 async def setup(bot: TPQuizBot) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -26,32 +26,35 @@ from discord.app_commands import locale_str
 from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
-from bot.item_service import REFRESH_MINUTES, ItemStatsService, ServerStats
+from bot.item_service import REFRESH_MINUTES, ServerStats
 from bot.quiz.itemstats import ItemStats
-from bot.quiz.model import Lang
+from bot.quiz.model import Lang, Question
 from bot.render_items import pages_of, question_embed, questions_embed
-from bot.reports_service import ReportService
-from bot.responses import reply, report_error, update, user_lang
+from bot.responses import AnyInteraction, preamble, reply, update
 from bot.service import QuizError
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
+    from bot.storage.reports import Report
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
 
 NO_MENTIONS = discord.AllowedMentions.none()
 #: The longest question id the option accepts (bank ids are far shorter).
 ID_LENGTH = 100
 
 
-def _service(interaction: Interaction) -> ItemStatsService:
-    return ItemStatsService(cast("TPQuizBot", interaction.client).service)
-
-
-def _admin(interaction: Interaction) -> None:
+def _admin(interaction: Interaction) -> int:
+    """The server, for a caller who may manage it (else a QuizError)."""
     require_manage_guild(interaction, "the item statistics")
+    assert interaction.guild_id is not None  # checked just above
+    return interaction.guild_id
+
+
+async def _flagged(interaction: Interaction) -> ServerStats:
+    return await interaction.client.items.flagged(_admin(interaction))
 
 
 def as_of(stats: ServerStats, lang: Lang) -> str:
@@ -81,19 +84,20 @@ class PageButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> PageButton:
         return cls(number(match["page"], 10_000) or 0, match["dir"])
 
-    async def callback(self, interaction: Interaction) -> None:
-        lang = user_lang(interaction)
-        try:
-            _admin(interaction)
-            assert interaction.guild_id is not None
-            found = await _service(interaction).flagged(interaction.guild_id)
-        except Exception as exc:
-            await report_error(interaction, exc)
+    async def callback(self, interaction: AnyInteraction) -> None:
+        await self.pressed(interaction)
+
+    async def pressed(self, interaction: Interaction) -> None:
+        done = await preamble(
+            interaction, lambda caller: _flagged(interaction), ephemeral=True, update=True
+        )
+        if done is None:
             return
+        found, lang = done.value, done.lang
         flagged = found.stats
         page = min(self.page, pages_of(len(flagged)) - 1)
         await update(
@@ -129,14 +133,10 @@ def page_view(flagged: list[ItemStats], page: int, lang: Lang) -> discord.ui.Vie
 async def questions_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        found = await _service(interaction).flagged(interaction.guild_id)
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(interaction, lambda caller: _flagged(interaction), ephemeral=True)
+    if done is None:
         return
+    found, lang = done.value, done.lang
     flagged = found.stats
     shown = min(page - 1, pages_of(len(flagged)) - 1)
     await reply(
@@ -149,6 +149,20 @@ async def questions_command(
     )
 
 
+async def _one_question(
+    interaction: Interaction, question_id: str
+) -> tuple[Question, ServerStats, list[Report]]:
+    """The server's statistics (one question's shown) and the question's reports."""
+    guild_id = _admin(interaction)
+    items = interaction.client.items
+    question = items.question(question_id)
+    if question is None:
+        raise QuizError("question_unknown", question_id=question_id)
+    stats = await items.server_stats(guild_id)
+    reports = await interaction.client.reports.reports_of_question(guild_id, question_id)
+    return question, stats, reports
+
+
 @app_commands.command(
     name=locale_str("question"),
     description=locale_str("One question's figures, choice bars and reports"),
@@ -158,25 +172,16 @@ async def questions_command(
 async def question_command(
     interaction: Interaction, question_id: app_commands.Range[str, 1, ID_LENGTH]
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        items = _service(interaction)
-        question = items.question(question_id)
-        if question is None:
-            raise QuizError("question_unknown", question_id=question_id)
-        found = await items.server_stats(interaction.guild_id)
-        reports = await ReportService(items.service).reports_of_question(
-            interaction.guild_id, question_id
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction, lambda caller: _one_question(interaction, question_id), ephemeral=True
+    )
+    if done is None:
         return
+    question, found, reports = done.value
     await reply(
         interaction,
-        content=as_of(found, lang),
-        embed=question_embed(question, found.of(question_id), reports, lang),
+        content=as_of(found, done.lang),
+        embed=question_embed(question, found.of(question.id), reports, done.lang),
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )
@@ -189,7 +194,7 @@ async def _question_autocomplete(
     if not isinstance(current, str) or len(current) > ID_LENGTH:
         return []
     return [
-        app_commands.Choice(name=i, value=i) for i in _service(interaction).ids_matching(current)
+        app_commands.Choice(name=i, value=i) for i in interaction.client.items.ids_matching(current)
     ]
 
 

@@ -10,7 +10,7 @@ These are plain `sqlite3` functions: the command line runs them on a read-only
 connection of its own (`tpquiz questions report`), the bot on its database thread
 (`Database.run_read`). The statistics themselves are `bot.quiz.itemstats`.
 
-The summary (`item_stats`, `item_stats_refreshes`, migration 0008) holds each server's
+The summary (`item_stats`, `item_stats_refreshes`, migration 0009) holds each server's
 figures as a periodic refresh computed them (cogs/item_refresh.py, bot/item_service.py),
 so `/tpquiz-admin questions` reads a few hundred rows instead of computing over a big
 server's answers (over a second at 130,000 first answers). Flags are not stored: they

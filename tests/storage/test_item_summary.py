@@ -1,4 +1,4 @@
-"""The item statistics summary on real SQLite files (issue #13, migration 0008): the
+"""The item statistics summary on real SQLite files (issue #13, migration 0009): the
 periodic refresh writes exactly the figures the on-demand path computes, the view reads
 them with the open reports of now, and the deletion paths keep it honest: forgetting a
 member marks the server's summary stale (the view computes without them until the next

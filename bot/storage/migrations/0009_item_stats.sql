@@ -1,4 +1,4 @@
--- 0008: Item statistics per server, kept by a periodic refresh
+-- 0009: Item statistics per server, kept by a periodic refresh
 -- Why: issue #13: `/tpquiz-admin questions` must answer in under 50 ms (p99), but a big
 --   server's item statistics take over a second to compute from its first answers; a
 --   background loop (cogs/item_refresh.py) computes them into a summary the view reads.

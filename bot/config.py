@@ -245,6 +245,15 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def postgres_not_ready(url: DatabaseUrl) -> str:
+    """Why `tpquiz run` refuses TPQUIZ_DATABASE_URL for now (issue 15 is in progress)."""
+    return (
+        f"PostgreSQL storage is not complete yet: TPQUIZ_DATABASE_URL is set ({url.redacted}), "
+        "but the bot's stores run on SQLite only so far; unset TPQUIZ_DATABASE_URL to run "
+        "on the SQLite file named by TPQUIZ_DB"
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     token: str | None = field(default=None, repr=False)

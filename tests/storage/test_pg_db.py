@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 
 from bot.config import DatabaseUrl
-from bot.storage.db import migrations
+from bot.storage.db import WriteFailed, migrations
 from bot.storage.pg import db as pgdb
 from bot.storage.pg.db import VERSION_TABLE, PgDatabase, pg_migrations
 from bot.storage.problems import DatabaseUnusable
@@ -225,5 +225,40 @@ async def test_review_cards_refuses_answers_it_cannot_seed(pg_url: str) -> None:
         with pytest.raises(DatabaseUnusable, match="cannot be seeded in SQL"):
             await db.migrate()
         assert await db.schema_version() == 4
+    finally:
+        await db.close()
+
+
+async def test_a_connection_killed_mid_transaction_is_write_failed(pg_url: str) -> None:
+    """The server ends the session (a restart, a failover): nothing saved, pool usable."""
+    db = await PgDatabase.open(pg_url)
+    try:
+        # Which error asyncpg meets first depends on when it notices the closed socket
+        # (the server's 57P01, a closed connection, a proxy already released): each is
+        # a storage fault.
+        with pytest.raises(WriteFailed, match=r"\(\w+\)$"):
+            async with db.transaction() as conn:
+                await conn.execute("INSERT INTO meta (key, value) VALUES ('lost', '1')")
+                pid = conn.get_server_pid()
+                killer = await asyncpg.connect(pg_url)
+                try:
+                    assert await killer.fetchval("SELECT pg_terminate_backend($1)", pid)
+                finally:
+                    await killer.close()
+                await conn.execute("INSERT INTO meta (key, value) VALUES ('after', '1')")
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO meta (key, value) VALUES ('next', '1')")
+        rows = await db.fetch("SELECT key FROM meta ORDER BY key")
+        assert [r["key"] for r in rows] == ["next"]
+    finally:
+        await db.close()
+
+
+async def test_a_constraint_violation_passes_unchanged(pg_url: str) -> None:
+    db = await PgDatabase.open(pg_url)
+    try:
+        with pytest.raises(asyncpg.UniqueViolationError):
+            async with db.transaction() as conn:
+                await conn.execute("INSERT INTO meta (key, value) VALUES ('a', '1'), ('a', '2')")
     finally:
         await db.close()

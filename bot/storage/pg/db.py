@@ -28,6 +28,7 @@ import asyncpg
 
 from bot.config import DatabaseUrl
 
+from ..db import WriteFailed
 from ..problems import DatabaseUnusable
 
 __all__ = ["MIGRATION_LOCK", "VERSION_TABLE", "PgDatabase", "pg_migrations"]
@@ -194,16 +195,28 @@ class PgDatabase:
     ) -> AsyncIterator[asyncpg.Connection]:
         """A pooled connection inside BEGIN .. COMMIT (ROLLBACK when the body raises).
 
+        Raises `WriteFailed` (nothing was saved) when the server or the connection
+        fails anywhere from BEGIN to COMMIT; other exceptions, the body's own and
+        constraint violations included, pass unchanged.
+
         `isolation` is asyncpg's ('read_committed', 'repeatable_read', 'serializable').
         The stores rely on unique constraints and ON CONFLICT, which hold at READ
         COMMITTED across processes; a multi-table read that needs one snapshot (an
         export) asks for 'repeatable_read' with `readonly`.
         """
-        async with (
-            self.pool.acquire() as conn,
-            conn.transaction(isolation=isolation, readonly=readonly),
-        ):
-            yield conn
+        try:
+            async with (
+                self.pool.acquire() as conn,
+                conn.transaction(isolation=isolation, readonly=readonly),
+            ):
+                yield conn
+        except BaseException as exc:
+            fault = _storage_fault(exc)
+            if fault is None:
+                raise
+            reason = self.url.scrub(fault)
+            log.warning("PostgreSQL transaction rolled back, nothing saved: %s", reason)
+            raise WriteFailed(reason) from exc
 
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         """One read outside any transaction (autocommit), on a pooled connection."""
@@ -214,6 +227,33 @@ class PgDatabase:
         async with self.pool.acquire() as conn:
             row: asyncpg.Record | None = await conn.fetchrow(sql, *args)
             return row
+
+
+#: asyncpg's errors that mean the server or the connection failed, not the program: the
+#: transaction was rolled back and may succeed later. Constraint violations (23xxx) and
+#: programming errors pass unchanged, as on SQLite (bot/storage/db.py).
+_FAULTS: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,  # 08: the connection is gone
+    asyncpg.InterfaceError,  # the connection closed under asyncpg
+    asyncpg.InsufficientResourcesError,  # 53: disk full, out of memory, too many clients
+    asyncpg.OperatorInterventionError,  # 57: shutdown, cancelled, terminated
+    asyncpg.ReadOnlySQLTransactionError,  # a standby, or default_transaction_read_only
+    asyncpg.TransactionRollbackError,  # 40: serialization failure, deadlock
+)
+
+
+def _storage_fault(exc: BaseException) -> str | None:
+    """One line for a storage fault (see `_FAULTS`), or None for any other exception."""
+    if not isinstance(exc, _FAULTS):
+        return None
+    # A lost connection also fails the ROLLBACK (InterfaceError): name the first fault.
+    while isinstance(exc.__context__, _FAULTS) and isinstance(exc, asyncpg.InterfaceError):
+        exc = exc.__context__
+    sqlstate = getattr(exc, "sqlstate", None)
+    detail = str(exc) or type(exc).__name__
+    return f"{detail} ({sqlstate})" if sqlstate else f"{detail} ({type(exc).__name__})"
 
 
 async def _version(conn: asyncpg.Connection) -> int:

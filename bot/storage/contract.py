@@ -267,6 +267,8 @@ if TYPE_CHECKING:
     from .guilds import GuildSettingsStore, MetaStore
     from .pg.db import PgDatabase
     from .pg.guilds import PgGuildSettingsStore, PgMetaStore
+    from .pg.posts import PgPostStore
+    from .pg.test_runs import PgTestRunStore
     from .posts import PostStore
     from .privacy import PrivacyStore
     from .progress import ProgressStore
@@ -289,5 +291,7 @@ if TYPE_CHECKING:
         privacy: PrivacyContract = PrivacyStore(db)
         guilds = PgGuildSettingsStore(pg)
         meta = PgMetaStore(pg)
+        posts = PgPostStore(pg)
+        test_runs = PgTestRunStore(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
         del reminders, privacy

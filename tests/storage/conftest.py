@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from bot.storage.contract import GuildsContract, MetaContract
+from bot.storage.contract import GuildsContract, MetaContract, PostsContract, TestRunsContract
 from bot.storage.db import Database
 from bot.storage.guilds import GuildSettingsStore, MetaStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.test_runs import PgTestRunStore
+from bot.storage.posts import PostStore
+from bot.storage.test_runs import TestRunStore
 from tests.pg_server import PgServer, availability, find_bin_dir
 
 
@@ -74,6 +78,10 @@ class Backend:
     name: str
     guilds: GuildsContract
     meta: MetaContract
+    posts: PostsContract
+    test_runs: TestRunsContract
+    #: Runs one statement written with `?` placeholders (for a test's own rows).
+    execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -88,19 +96,49 @@ def backend_target(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str,
     return "postgresql", str(request.getfixturevalue("pg_url"))
 
 
+def _numbered(sql: str) -> str:
+    """`?` placeholders as PostgreSQL's $1, $2, ... (tests' SQL has no '?' in literals)."""
+    parts = sql.split("?")
+    return parts[0] + "".join(f"${i}{part}" for i, part in enumerate(parts[1:], 1))
+
+
 @pytest.fixture
 async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
     """Each test that takes it runs twice: on a SQLite file and on a PostgreSQL database."""
     name, target = backend_target
     if name == "sqlite":
         db = await Database.open(target)
+
+        async def lite(sql: str, args: tuple[object, ...]) -> None:
+            async with db.transaction() as conn:
+                await conn.execute(sql, args)
+
         try:
-            yield Backend(name, GuildSettingsStore(db), MetaStore(db))
+            yield Backend(
+                name,
+                GuildSettingsStore(db),
+                MetaStore(db),
+                PostStore(db),
+                TestRunStore(db),
+                lite,
+            )
         finally:
             await db.close()
         return
     pg = await PgDatabase.open(target)
+
+    async def post(sql: str, args: tuple[object, ...]) -> None:
+        async with pg.transaction() as conn:
+            await conn.execute(_numbered(sql), *args)
+
     try:
-        yield Backend(name, PgGuildSettingsStore(pg), PgMetaStore(pg))
+        yield Backend(
+            name,
+            PgGuildSettingsStore(pg),
+            PgMetaStore(pg),
+            PgPostStore(pg),
+            PgTestRunStore(pg),
+            post,
+        )
     finally:
         await pg.close()

@@ -23,6 +23,7 @@ import os
 import pwd
 import re
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -93,6 +94,14 @@ def availability(bin_dir: Path | None, environ: Mapping[str, str]) -> Availabili
     )
 
 
+def as_user(name: str) -> list[str]:
+    """The command prefix that runs a program as `name` (runuser, else su)."""
+    if shutil.which("runuser"):
+        return ["runuser", "-u", name, "--"]
+    # su takes one shell command: `_run` joins the arguments after this prefix.
+    return ["su", "-s", "/bin/sh", name, "-c"]
+
+
 def free_port() -> int:
     """A loopback TCP port nobody listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -128,8 +137,11 @@ class PgServer:
         return f"postgresql://{SUPERUSER}:{self.password}@127.0.0.1:{self.port}/{database}"
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        command = [*self._as_user, *args]
+        if self._as_user[:1] == ["su"]:
+            command = [*self._as_user, shlex.join(args)]
         return subprocess.run(
-            [*self._as_user, *args],
+            command,
             capture_output=True,
             text=True,
             timeout=PG_CTL_WAIT + 30,
@@ -146,10 +158,18 @@ class PgServer:
     def start(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="tpquiz-pg-"))
         if os.geteuid() == 0:  # initdb refuses root: run everything as `postgres`
-            user = pwd.getpwnam(SYSTEM_USER)
+            try:
+                user = pwd.getpwnam(SYSTEM_USER)
+            except KeyError:
+                shutil.rmtree(self.root, ignore_errors=True)
+                raise RuntimeError(
+                    f"the tests run as root, initdb refuses root, and there is no "
+                    f"{SYSTEM_USER!r} user to run PostgreSQL as: install the postgresql "
+                    "package (it creates the user) or run the tests as another user"
+                ) from None
             self._uid = user.pw_uid
             os.chown(self.root, user.pw_uid, user.pw_gid)
-            self._as_user = ["runuser", "-u", SYSTEM_USER, "--"]
+            self._as_user = as_user(SYSTEM_USER)
         pwfile = self.root / "pw"
         pwfile.write_text(self.password + "\n")
         self.socket_dir.mkdir()

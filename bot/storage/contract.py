@@ -268,6 +268,8 @@ if TYPE_CHECKING:
     from .pg.db import PgDatabase
     from .pg.guilds import PgGuildSettingsStore, PgMetaStore
     from .pg.posts import PgPostStore
+    from .pg.reads import PgCardStore, PgProgressStore
+    from .pg.reminders import PgReminderStore
     from .pg.test_runs import PgTestRunStore
     from .posts import PostStore
     from .privacy import PrivacyStore
@@ -293,5 +295,8 @@ if TYPE_CHECKING:
         meta = PgMetaStore(pg)
         posts = PgPostStore(pg)
         test_runs = PgTestRunStore(pg)
+        cards = PgCardStore(pg)
+        progress = PgProgressStore(pg)
+        reminders = PgReminderStore(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
         del reminders, privacy

@@ -17,14 +17,27 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.contract import GuildsContract, MetaContract, PostsContract, TestRunsContract
+from bot.storage.cards import CardStore
+from bot.storage.contract import (
+    CardsContract,
+    GuildsContract,
+    MetaContract,
+    PostsContract,
+    ProgressContract,
+    RemindersContract,
+    TestRunsContract,
+)
 from bot.storage.db import Database
 from bot.storage.guilds import GuildSettingsStore, MetaStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
 from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.reads import PgCardStore, PgProgressStore
+from bot.storage.pg.reminders import PgReminderStore
 from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.posts import PostStore
+from bot.storage.progress import ProgressStore
+from bot.storage.reminders import ReminderStore
 from bot.storage.test_runs import TestRunStore
 from tests.pg_server import PgServer, availability, find_bin_dir
 
@@ -80,6 +93,9 @@ class Backend:
     meta: MetaContract
     posts: PostsContract
     test_runs: TestRunsContract
+    reminders: RemindersContract
+    progress: ProgressContract
+    cards: CardsContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
 
@@ -116,11 +132,14 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
         try:
             yield Backend(
                 name,
-                GuildSettingsStore(db),
-                MetaStore(db),
-                PostStore(db),
-                TestRunStore(db),
-                lite,
+                guilds=GuildSettingsStore(db),
+                meta=MetaStore(db),
+                posts=PostStore(db),
+                test_runs=TestRunStore(db),
+                reminders=ReminderStore(db),
+                progress=ProgressStore(db),
+                cards=CardStore(db),
+                execute=lite,
             )
         finally:
             await db.close()
@@ -134,11 +153,14 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
     try:
         yield Backend(
             name,
-            PgGuildSettingsStore(pg),
-            PgMetaStore(pg),
-            PgPostStore(pg),
-            PgTestRunStore(pg),
-            post,
+            guilds=PgGuildSettingsStore(pg),
+            meta=PgMetaStore(pg),
+            posts=PgPostStore(pg),
+            test_runs=PgTestRunStore(pg),
+            reminders=PgReminderStore(pg),
+            progress=PgProgressStore(pg),
+            cards=PgCardStore(pg),
+            execute=post,
         )
     finally:
         await pg.close()

@@ -270,6 +270,7 @@ if TYPE_CHECKING:
     from .pg.posts import PgPostStore
     from .pg.reads import PgCardStore, PgProgressStore
     from .pg.reminders import PgReminderStore
+    from .pg.standings import PgStandings
     from .pg.test_runs import PgTestRunStore
     from .posts import PostStore
     from .privacy import PrivacyStore
@@ -298,5 +299,6 @@ if TYPE_CHECKING:
         cards = PgCardStore(pg)
         progress = PgProgressStore(pg)
         reminders = PgReminderStore(pg)
+        standings = PgStandings(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
         del reminders, privacy

@@ -156,7 +156,9 @@ class PgServer:
             )
 
     def start(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="tpquiz-pg-"))
+        # As root, under /tmp: a root-only $TMPDIR would keep the `postgres` user out.
+        where = os.environ.get("TPQUIZ_PG_TMP") or ("/tmp" if os.geteuid() == 0 else None)
+        self.root = Path(tempfile.mkdtemp(prefix="tpquiz-pg-", dir=where))
         if os.geteuid() == 0:  # initdb refuses root: run everything as `postgres`
             try:
                 user = pwd.getpwnam(SYSTEM_USER)

@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands, tasks
 
-from bot.privacy import PrivacyService
-
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
 
@@ -36,7 +34,7 @@ CHECK_MINUTES = 10
 class RetentionCog(commands.Cog):
     def __init__(self, bot: TPQuizBot) -> None:
         self.bot = bot
-        self.service = PrivacyService(bot.storage, bot.settings.guild_retention_days)
+        self.service = bot.privacy
 
     async def cog_load(self) -> None:
         self.check.start()

@@ -80,14 +80,14 @@ async def test_only_a_first_answer_can_score(pg_url: str) -> None:
         insert = (
             "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id,"
             " choice_index, correct, first, points, answered_at)"
-            " VALUES (1, 7, 'q', 't', $1, 0, 1, $2, $2, 0)"
+            " VALUES (1, 7, 'q', 't', $1, 0, 1, $2, $3, 0)"
         )
         async with db.transaction() as conn:
-            await conn.execute(insert, first, 1)
-            await conn.execute(insert, second, 0)  # the same question again: not first
+            await conn.execute(insert, first, 1, 1)
+            await conn.execute(insert, second, 0, 0)  # the same question again: not first
         try:
             async with db.transaction() as conn:
-                await conn.execute(insert, await _post(db), 1)
+                await conn.execute(insert, await _post(db), 1, 1)
         except asyncpg.UniqueViolationError as exc:
             assert exc.constraint_name == "answers_first"
         else:

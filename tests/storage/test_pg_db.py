@@ -16,6 +16,8 @@ from bot.storage.pg.db import VERSION_TABLE, PgDatabase, pg_migrations
 from bot.storage.problems import DatabaseUnusable
 from tests.pg_server import PgServer
 
+NEWEST = len(pg_migrations())
+
 
 async def _tables(url: str) -> set[str]:
     conn = await asyncpg.connect(url)
@@ -31,7 +33,7 @@ async def _tables(url: str) -> set[str]:
 async def test_open_applies_every_migration_once(pg_url: str) -> None:
     db = await PgDatabase.open(pg_url)
     try:
-        assert await db.schema_version() == len(pg_migrations()) == 7
+        assert await db.schema_version() == len(pg_migrations()) == len(migrations())
         assert await db.migrate() == []
         rows = await db.fetch(f"SELECT version, name FROM {VERSION_TABLE} ORDER BY version")
         assert [(r["version"], r["name"]) for r in rows] == [(v, n) for v, n, _ in pg_migrations()]
@@ -46,8 +48,8 @@ async def test_two_processes_starting_together_migrate_once(pg_url: str) -> None
     first, second = await asyncio.gather(PgDatabase.open(pg_url), PgDatabase.open(pg_url))
     try:
         rows = await first.fetch(f"SELECT count(*) AS n FROM {VERSION_TABLE}")
-        assert rows[0]["n"] == 7
-        assert await second.schema_version() == 7
+        assert rows[0]["n"] == NEWEST
+        assert await second.schema_version() == NEWEST
     finally:
         await first.close()
         await second.close()
@@ -99,13 +101,14 @@ async def test_a_failing_migration_is_rolled_back_whole(
 ) -> None:
     broken = "CREATE TABLE half (x int);\nSELECT no_such_function();\n"
     known = pg_migrations()
-    monkeypatch.setattr(pgdb, "pg_migrations", lambda: [*known, (8, "0008_broken.sql", broken)])
-    with pytest.raises(DatabaseUnusable, match="migration 0008_broken.sql failed .* rolled back"):
+    name = f"{NEWEST + 1:04d}_broken.sql"
+    monkeypatch.setattr(pgdb, "pg_migrations", lambda: [*known, (NEWEST + 1, name, broken)])
+    with pytest.raises(DatabaseUnusable, match=f"migration {name} failed .* rolled back"):
         await PgDatabase.open(pg_url)
     monkeypatch.undo()
     db = await PgDatabase.open(pg_url)
     try:
-        assert await db.schema_version() == 7
+        assert await db.schema_version() == NEWEST
         assert "half" not in await _tables(pg_url)
     finally:
         await db.close()

@@ -94,3 +94,14 @@ async def test_the_newest_open_review_is_the_one(backend: Backend) -> None:
     assert newest.params == ()
     assert await backend.test_runs.open_review(1, 2) == newest
     assert await backend.test_runs.open_review(1, 3) is None
+
+
+async def test_for_click_remembers_an_open_post_until_forgotten(backend: Backend) -> None:
+    post = await _post(backend)
+    assert await backend.posts.for_click(post.id) == post
+    await backend.execute("UPDATE posts SET closed_at = 1 WHERE id = ?", (post.id,))
+    assert await backend.posts.for_click(post.id) == post  # from memory: fields a click reads
+    backend.posts.forget(post.id)
+    closed = await backend.posts.for_click(post.id)
+    assert closed is not None and closed.closed_at == 1
+    assert await backend.posts.for_click(post.id + 99) is None

@@ -7,13 +7,16 @@ backends return equal objects for equal rows. `create` gets the new id from
 
 from __future__ import annotations
 
-from ..posts import _COLUMNS, Post, _post
+from collections import OrderedDict
+
+from ..posts import _COLUMNS, CLICK_CACHE_SIZE, Post, _post
 from .db import PgDatabase
 
 
 class PgPostStore:
     def __init__(self, db: PgDatabase) -> None:
         self.db = db
+        self._open: OrderedDict[int, Post] = OrderedDict()
 
     async def create(
         self,
@@ -54,8 +57,31 @@ class PgPostStore:
 
     async def delete(self, post_id: int) -> None:
         """Forget a post whose message could not be sent (it has no answers)."""
+        self.forget(post_id)
         async with self.db.transaction() as conn:
             await conn.execute("DELETE FROM posts WHERE id = $1 AND answer_count = 0", post_id)
+
+    async def for_click(self, post_id: int) -> Post | None:
+        """The post a click is on, from memory when it was read before and still open.
+
+        As on SQLite (PostStore.for_click): what a click reads of a post never changes,
+        so each process may keep its own copy; whether the post is still open is decided
+        in the click's transaction, which drops a closed or gone one (`forget`).
+        """
+        post = self._open.get(post_id)
+        if post is not None:
+            self._open.move_to_end(post_id)
+            return post
+        post = await self.get(post_id)
+        if post is not None and post.closed_at is None:
+            self._open[post_id] = post
+            if len(self._open) > CLICK_CACHE_SIZE:
+                self._open.popitem(last=False)
+        return post
+
+    def forget(self, post_id: int) -> None:
+        """Drop a post from the click path's memory (it closed, or was deleted)."""
+        self._open.pop(post_id, None)
 
     async def get(self, post_id: int) -> Post | None:
         row = await self.db.fetchrow(f"SELECT {_COLUMNS} FROM posts WHERE id = $1", post_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bot.quiz.memory import CardState
 
 from ..cards import _COLUMNS as _CARD_COLUMNS
-from ..cards import _card
+from ..cards import card_of
 from ..progress import WEEK_MS
 from ..standings import week_start_ms
 from .db import PgDatabase
@@ -50,4 +50,4 @@ class PgCardStore:
             guild_id,
             user_id,
         )
-        return {str(row[0]): _card(tuple(row)[1:]) for row in rows}
+        return {str(row[0]): card_of(tuple(row)[1:]) for row in rows}

@@ -9,18 +9,15 @@ its answer and its streak, and no answer is in the file without its streak.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from tests.drills.conftest import (
-    ADMIN_ID,
-    CHANNEL_ID,
     DAILY_CHANNEL,
     GUILD_ID,
     Drill,
     answer_rows,
     click_key,
 )
-from tests.loopback.server import ALL_PERMISSIONS, CALLBACK_ROUTE, CHANNEL_MESSAGES_ROUTE
+from tests.loopback.server import CALLBACK_ROUTE, CHANNEL_MESSAGES_ROUTE
 
 BURST = 80
 KILL_AFTER = 25
@@ -28,18 +25,9 @@ KILL_AFTER = 25
 
 async def _daily_post(drill: Drill) -> tuple[int, list[str]]:
     """Post today's daily question by `/tpquiz-admin daily now`; (message id, buttons)."""
-    admin = drill.loopback.member(ADMIN_ID, "admin", permissions=ALL_PERMISSIONS)
-
-    async def run_admin(sub: str, options: dict[str, Any] | None = None) -> None:
-        request = await drill.loopback.interact(
-            drill.loopback.slash_command(GUILD_ID, CHANNEL_ID, admin, "tpquiz-admin", sub, options),
-            timeout=10,
-        )
-        assert request.status == 200 and request.body["type"] == 4, request.body
-
-    await run_admin("daily channel", {"channel": DAILY_CHANNEL})
+    await drill.run_admin("daily channel", {"channel": DAILY_CHANNEL})
     since = len(drill.loopback.requests)
-    await run_admin("daily now")
+    await drill.run_admin("daily now")
     (posted,) = [
         r
         for r in drill.loopback.requests[since:]
@@ -63,11 +51,7 @@ async def test_sigkill_mid_burst_on_a_daily_post_keeps_every_answer_with_its_str
     await drill.wait_callbacks(KILL_AFTER, since)
     assert await bot.kill() == -9
     gate.drop()
-    answered = {
-        interaction
-        for interaction, requests in drill.callbacks(since).items()
-        if any(r.status == 200 and r.body["type"] == 4 for r in requests)
-    }
+    answered = drill.answered(since)
     assert KILL_AFTER <= len(answered) < BURST, "the kill must land mid-burst"
 
     recorded = answer_rows(drill)

@@ -14,6 +14,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from dotenv import dotenv_values
 
@@ -151,6 +152,108 @@ def token_problem(token: str | None) -> str | None:
     return None
 
 
+#: The URL schemes libpq and asyncpg accept for PostgreSQL.
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+#: What a redacted URL shows in place of the password.
+REDACTED = "***"
+
+
+@dataclass(frozen=True)
+class DatabaseUrl:
+    """TPQUIZ_DATABASE_URL: a PostgreSQL URL whose password is never shown.
+
+    `repr()`, `str()` and `redacted` replace the password (in the user part and in a
+    `?password=` parameter) with ***, so the object can go into a log line, an error or
+    `tpquiz doctor`'s output as it is; only the driver reads `dsn`.
+    """
+
+    dsn: str = field(repr=False)
+
+    @property
+    def redacted(self) -> str:
+        return redact_url(self.dsn)
+
+    def __str__(self) -> str:
+        return self.redacted
+
+    def __repr__(self) -> str:
+        return f"DatabaseUrl({self.redacted!r})"
+
+    @property
+    def password(self) -> str | None:
+        """The password (from the user part or ?password=), for scrubbing error text."""
+        parts = urlsplit(self.dsn)
+        if parts.password:
+            return parts.password
+        return dict(parse_qsl(parts.query)).get("password")
+
+    def scrub(self, text: str) -> str:
+        """`text` (a driver's error, say) with the password replaced by ***."""
+        text = text.replace(self.dsn, self.redacted)
+        secret = self.password
+        for form in {secret, unquote(secret)} if secret else ():
+            text = text.replace(form, REDACTED)
+        return text
+
+    @classmethod
+    def parse(cls, text: str) -> DatabaseUrl:
+        """A URL from the environment; ConfigError (never showing the password) if unusable."""
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+        except ValueError:
+            raise ConfigError(
+                f"TPQUIZ_DATABASE_URL is not a valid URL ({redact_url(text)}): write "
+                "postgresql://user:password@host:5432/database"
+            ) from None
+        if parts.scheme not in POSTGRES_SCHEMES:
+            hint = (
+                " (for SQLite, set TPQUIZ_DB to the file's path)"
+                if "sqlite" in parts.scheme
+                else ""
+            )
+            raise ConfigError(
+                f"TPQUIZ_DATABASE_URL must start with postgresql://, not "
+                f"{(parts.scheme or text[:12])!r}{hint}: e.g. "
+                "postgresql://user:password@host:5432/database"
+            )
+        if not parts.path.strip("/"):
+            raise ConfigError(
+                f"TPQUIZ_DATABASE_URL names no database ({redact_url(text)}): add it after "
+                "the host, e.g. postgresql://user:password@host:5432/tpquiz"
+            )
+        return cls(text)
+
+
+def redact_url(url: str) -> str:
+    """`url` with its password (user part and ?password=) replaced by ***."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostinfo = netloc.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}:{REDACTED}@{hostinfo}" if colon else netloc
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k == "password" for k, _ in pairs):
+            pairs = [(k, REDACTED if k == "password" else v) for k, v in pairs]
+            query = urlencode(pairs, safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def postgres_not_ready(url: DatabaseUrl) -> str:
+    """Why `tpquiz run` refuses TPQUIZ_DATABASE_URL for now (issue 15 is in progress)."""
+    return (
+        f"PostgreSQL storage is not complete yet: TPQUIZ_DATABASE_URL is set ({url.redacted}), "
+        "but the bot's stores run on SQLite only so far; unset TPQUIZ_DATABASE_URL to run "
+        "on the SQLite file named by TPQUIZ_DB"
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     token: str | None = field(default=None, repr=False)
@@ -173,6 +276,8 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     #: Days a server's data is kept after it removed the bot (docs/privacy.md).
     guild_retention_days: int = 30
+    #: TPQUIZ_DATABASE_URL: PostgreSQL instead of the SQLite file (issue 15, in progress).
+    database_url: DatabaseUrl | None = None
 
     def require_token(self) -> str:
         problem = token_problem(self.token)
@@ -253,8 +358,10 @@ class Settings:
             problem = endpoint_problem(name, get(name), schemes, example)
             if problem:
                 raise ConfigError(problem)
+        database_url = get("TPQUIZ_DATABASE_URL")
         return cls(
             token=get("DISCORD_TOKEN"),
+            database_url=DatabaseUrl.parse(database_url) if database_url else None,
             db_path=_path_setting(get("TPQUIZ_DB") or str(DEFAULT_DB)),
             question_paths=question_paths(questions),
             sync_guilds=sync_guilds,

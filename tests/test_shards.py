@@ -138,3 +138,17 @@ def test_shard_settings_refused_with_one_line(env: dict[str, str], message: str)
         settings(**env)
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
+
+
+def test_shard_lock_seam() -> None:
+    from bot.shard_lock import ShardHeld, advisory_key, shards_to_claim
+
+    assert shards_to_claim(Ownership()) == ((0,), 1)
+    assert shards_to_claim(Ownership.of(4, None)) == ((0, 1, 2, 3), 4)
+    assert shards_to_claim(Ownership.of(4, (3, 1))) == ((1, 3), 4)
+    assert advisory_key(1) != advisory_key(0)
+    held = ShardHeld(0, 2, "host-a pid 12")
+    assert held.refusal == (
+        "shard 0 of 2 is already run by host-a pid 12: stop that process, or give this one"
+        " other TPQUIZ_SHARDS"
+    )

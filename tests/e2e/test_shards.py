@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from bench.botproc import BotProcess, bot_env, bot_token
 from bot.client import ShardedTPQuizBot, TPQuizBot
+from bot.daily_poster import SENDS_PER_SECOND
 from bot.shards import shard_of
 from cogs.daily import DailyCog
+from cogs.health import gateway_connected
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,
@@ -28,7 +32,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_daily import utc
 from tests.e2e.test_quiz import answer_buttons
-from tests.loopback.server import ALL_PERMISSIONS, CHANNEL_MESSAGES_ROUTE
+from tests.loopback.server import ALL_PERMISSIONS, CHANNEL_MESSAGES_ROUTE, LoopbackDiscord
 
 GUILD_0 = GUILD_ID  # the harness's guild: shard 0 of 2
 GUILD_1 = (((GUILD_ID >> 22) + 1) << 22) | 1  # the next one: shard 1 of 2
@@ -80,6 +84,7 @@ async def test_one_process_with_both_shards_answers_in_guilds_of_both(quiz: Quiz
         assert isinstance(bot, ShardedTPQuizBot) and sorted(bot.shards) == [0, 1]
         assert bot.ownership.owns_all
         await quiz.loopback.wait_connected(sessions=2)
+        assert gateway_connected(bot)  # the heartbeat's test, on every shard
         assert {bot.get_guild(GUILD_0).shard_id, bot.get_guild(GUILD_1).shard_id} == {0, 1}  # type: ignore[union-attr]
         await answered_in(quiz, GUILD_0, CHANNEL_0)
         await answered_in(quiz, GUILD_1, CHANNEL_1)
@@ -140,7 +145,9 @@ async def test_a_process_of_shard_1_of_2_acts_only_for_its_guilds(
         await configure_daily(quiz, GUILD_1, DAILY_1)
     assert daily_posts(quiz) == []
 
-    async with quiz.bot(shard_count=2, shard_ids=(1,)) as bot:
+    async with quiz.bot(shard_count=2, shard_ids=(1,), process_count=2) as bot:
+        # Two processes share Discord's per-bot limit: this one paces at half the rate.
+        assert bot.poster.pacer.interval == pytest.approx(2 / SENDS_PER_SECOND)
         cog = daily_cog(bot)
         async with asyncio.timeout(5):
             await cog.first_tick_done.wait()
@@ -162,3 +169,71 @@ async def test_a_process_of_shard_1_of_2_acts_only_for_its_guilds(
         assert reply["embeds"][0]["title"] in ("✅ Correct!", "❌ Wrong.")
         assert {shard for shard, _ in interaction_shards(quiz)[-3:]} == {(1, 2)}
     assert len(quiz.loopback.find("PUT", GLOBAL_COMMANDS)) == 1  # still only the one sync
+
+
+# -- the real process: `python -m bot run` with the settings from the environment ----------
+
+
+async def started_process(
+    loopback: LoopbackDiscord, workdir: Path, n: int, **env: str
+) -> BotProcess:
+    """Start `python -m bot run`; return once its `n`-th IDENTIFY has everything."""
+    bot = BotProcess(
+        bot_env(
+            rest_base=loopback.rest_base,
+            gateway_url=loopback.gateway_url,
+            token=loopback.token,
+            db_path=workdir / "tpquiz.sqlite3",
+            **env,
+        ),
+        workdir,
+        log_name=f"bot{n}.log",
+    )
+    await bot.start()
+    assert bot.proc is not None
+    connected = asyncio.create_task(loopback.wait_connected(20.0, identifies=n))
+    exited = asyncio.create_task(bot.proc.wait())
+    done, _ = await asyncio.wait({connected, exited}, return_when=asyncio.FIRST_COMPLETED)
+    if exited in done:
+        connected.cancel()
+        raise AssertionError(f"the bot exited with {exited.result()}:\n{bot.log_text()}")
+    exited.cancel()
+    connected.result()
+    return bot
+
+
+async def test_the_real_process_runs_shard_1_of_2_from_its_environment(
+    loopback: LoopbackDiscord, tmp_path: Path
+) -> None:
+    loopback.token = bot_token(loopback.bot_user_id)  # `tpquiz run` checks the token's shape
+    loopback.add_guild(GUILD_0, channel_ids=[CHANNEL_0])
+    loopback.add_guild(GUILD_1, channel_ids=[CHANNEL_1])
+    first = await started_process(loopback, tmp_path, 1)  # unsharded: syncs the commands
+    assert await first.terminate() == 0
+    assert len(loopback.find("PUT", GLOBAL_COMMANDS)) == 1
+    since = len(loopback.requests)
+
+    bot = await started_process(
+        loopback, tmp_path, 2, TPQUIZ_SHARD_COUNT="2", TPQUIZ_SHARDS="1", TPQUIZ_PROCESS_COUNT="2"
+    )
+    try:
+        # The second process's one session (the first one's is the last but one).
+        assert list(loopback.sessions.values())[-1].shard == (1, 2)
+        assert loopback.identify_count == 2
+        assert not any(r.route == GLOBAL_COMMANDS for r in loopback.requests[since:])
+        alice = loopback.member(ALICE, "alice")
+        request = await loopback.interact(
+            loopback.slash_command(GUILD_1, CHANNEL_1, alice, "tpquiz", "question"), timeout=10
+        )
+        message = request.response["resource"]["message"]
+        custom_id = message["components"][0]["components"][0]["custom_id"]
+        click = await loopback.interact(
+            loopback.button_click(int(message["id"]), custom_id, alice), timeout=10
+        )
+        assert click.status == 200 and click.body["type"] == 4
+        assert await bot.terminate() == 0
+    finally:
+        await bot.stop()
+    log_text = bot.log_text()
+    assert "commands not synced: this process runs shards 1 of 2" in log_text
+    assert "Traceback" not in log_text

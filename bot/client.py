@@ -133,6 +133,8 @@ class TPQuizBot(commands.Bot):
         self._finishing_before_http_close = False
 
     async def setup_hook(self) -> None:
+        if self.ownership.shard_count is not None:
+            log.info("this process runs %s", self.ownership.describe())
         await self.tree.set_translator(CommandTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)

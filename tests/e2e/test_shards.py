@@ -4,13 +4,18 @@ One process running both shards of two answers clicks in guilds of both shards, 
 guild's events arriving on its own shard's session. A process running shard 1 of 2
 (another process, not started here, runs shard 0) answers its own guilds' clicks, posts
 the daily question only for its own guilds and leaves the command sync to the owner of
-shard 0. Guild ids are chosen by Discord's rule, `(guild_id >> 22) % 2`.
+shard 0. Two bots, one per shard, ticking at the same moment: each posts the daily
+question, sends the reminders and deletes the removed servers of its own guilds only.
+And the real `python -m bot run` process takes its shard from the environment. Guild ids
+are chosen by Discord's rule, `(guild_id >> 22) % 2`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import sqlite3
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,6 +27,8 @@ from bot.daily_poster import SENDS_PER_SECOND
 from bot.shards import shard_of
 from cogs.daily import DailyCog
 from cogs.health import gateway_connected
+from cogs.reminders import ReminderCog
+from cogs.retention import RetentionCog
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,
@@ -169,6 +176,114 @@ async def test_a_process_of_shard_1_of_2_acts_only_for_its_guilds(
         assert reply["embeds"][0]["title"] in ("✅ Correct!", "❌ Wrong.")
         assert {shard for shard, _ in interaction_shards(quiz)[-3:]} == {(1, 2)}
     assert len(quiz.loopback.find("PUT", GLOBAL_COMMANDS)) == 1  # still only the one sync
+
+
+async def test_two_bots_one_per_shard_each_post_their_own_daily_once(quiz: QuizHarness) -> None:
+    """Both shards' bots tick at the same moment; every server gets one post, from its owner.
+
+    Two bots in one test process on one SQLite file stand in for the two processes on
+    PostgreSQL (a second `tpquiz run` on SQLite is refused by the run lock).
+    """
+    two_guilds(quiz)
+    quiz.clock.now = utc(2026, 12, 2, 8)
+    async with (
+        quiz.bot(shard_count=2, shard_ids=(0,), process_count=2) as first,
+        quiz.bot(shard_count=2, shard_ids=(1,), process_count=2) as second,
+    ):
+        assert len(quiz.loopback.find("PUT", GLOBAL_COMMANDS)) == 1  # by shard 0's owner
+        assert [g.id for g in first.guilds] == [GUILD_0]
+        assert [g.id for g in second.guilds] == [GUILD_1]
+        await configure_daily(quiz, GUILD_0, DAILY_0)  # answered by the first bot
+        await configure_daily(quiz, GUILD_1, DAILY_1)  # by the second
+        for bot in (first, second):
+            async with asyncio.timeout(5):
+                await daily_cog(bot).first_tick_done.wait()
+
+        quiz.clock.now = utc(2026, 12, 2, 9)
+        runs = await asyncio.gather(
+            daily_cog(first).run_due(quiz.clock.now), daily_cog(second).run_due(quiz.clock.now)
+        )
+        assert [[d.claim.post.guild_id for d in run.delivered] for run in runs] == [
+            [GUILD_0],
+            [GUILD_1],
+        ]
+        assert sorted(daily_posts(quiz)) == sorted([DAILY_0, DAILY_1])  # each once
+        again = await asyncio.gather(
+            daily_cog(first).run_due(quiz.clock.now), daily_cog(second).run_due(quiz.clock.now)
+        )
+        assert [run.delivered for run in again] == [[], []]
+        assert {
+            (shard, int(d["guild_id"]))
+            for shard, d in quiz.loopback.dispatched("INTERACTION_CREATE")
+        } == {
+            ((0, 2), GUILD_0),
+            ((1, 2), GUILD_1),
+        }
+
+
+async def miss_a_test(quiz: QuizHarness, member: dict[str, Any], guild_id: int) -> None:
+    """Answer every question of /tpquiz test wrong in the guild: review cards fall due."""
+    request = await quiz.loopback.interact(
+        quiz.command(member, "test", guild_id=guild_id, channel_id=guild_id + 1)
+    )
+    message_id, message = created_message_id(request), callback_message(request)
+    while message.get("components") and buttons(message)[0]["custom_id"].startswith("tpq:t:"):
+        run, position = buttons(message)[0]["custom_id"].split(":")[2:4]
+        with sqlite3.connect(quiz.db_path) as conn:
+            ((ids,),) = conn.execute("SELECT question_ids FROM test_runs WHERE id = ?", (int(run),))
+        question = quiz.bank[json.loads(ids)[int(position)]]
+        wrong = (question.correct_index + 1) % len(question.choices)
+        message = callback_message(
+            await quiz.click(message_id, f"tpq:t:{run}:{position}:{wrong}", member)
+        )
+    reply = await quiz.loopback.interact(
+        quiz.command(
+            member,
+            "review",
+            {"remind": "on", "time": "19:00"},
+            guild_id=guild_id,
+            channel_id=guild_id + 1,
+        )
+    )
+    assert callback_message(reply)["content"].startswith("Review reminders are on")
+
+
+async def test_two_bots_one_per_shard_each_remind_for_their_own_guilds(
+    quiz: QuizHarness,
+) -> None:
+    two_guilds(quiz)
+    alice = quiz.member(ALICE, "alice")
+    quiz.clock.now = utc(2026, 12, 2, 9)
+    async with (
+        quiz.bot(shard_count=2, shard_ids=(0,), process_count=2) as first,
+        quiz.bot(shard_count=2, shard_ids=(1,), process_count=2) as second,
+    ):
+        await miss_a_test(quiz, alice, GUILD_0)
+        await miss_a_test(quiz, alice, GUILD_1)
+        cogs = [cast(ReminderCog, bot.get_cog("ReminderCog")) for bot in (first, second)]
+        quiz.clock.now = utc(2026, 12, 3, 19)
+        runs = await asyncio.gather(*(cog.run_due(quiz.clock.now) for cog in cogs))
+        assert [[r.guild_id for r in run.sent] for run in runs] == [[GUILD_0], [GUILD_1]]
+
+
+async def test_two_bots_one_per_shard_each_delete_their_own_removed_guilds(
+    quiz: QuizHarness,
+) -> None:
+    two_guilds(quiz)
+    async with (
+        quiz.bot(shard_count=2, shard_ids=(0,), process_count=2) as first,
+        quiz.bot(shard_count=2, shard_ids=(1,), process_count=2) as second,
+    ):
+        for bot, guild_id in ((first, GUILD_0), (second, GUILD_1)):
+            waiter = bot.wait_for(
+                "tpquiz_retention", check=lambda g, g0=guild_id: g == g0, timeout=5
+            )
+            quiz.loopback.remove_guild(guild_id)  # GUILD_DELETE, on the guild's shard
+            await waiter
+        quiz.clock.advance(days=31)  # both are due
+        retention = [cast(RetentionCog, bot.get_cog("RetentionCog")) for bot in (first, second)]
+        assert await retention[1].delete_due() == [GUILD_1]  # not the first bot's server
+        assert await retention[0].delete_due() == [GUILD_0]
 
 
 # -- the real process: `python -m bot run` with the settings from the environment ----------

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from discord.ext import commands
 
 from bench.botproc import BotProcess, bot_env, bot_token
 from bot.client import ShardedTPQuizBot, TPQuizBot
@@ -146,7 +147,8 @@ async def test_a_process_of_shard_1_of_2_acts_only_for_its_guilds(
 
     # The owner of shard 0 (here: an unsharded start) synced them; both servers set
     # their daily question for noon in Istanbul (09:00 UTC).
-    async with quiz.bot():
+    async with quiz.bot() as plain:
+        assert not isinstance(plain, commands.AutoShardedBot)  # unsharded: as before
         assert len(quiz.loopback.find("PUT", GLOBAL_COMMANDS)) == 1
         await configure_daily(quiz, GUILD_0, DAILY_0)
         await configure_daily(quiz, GUILD_1, DAILY_1)

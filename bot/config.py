@@ -11,7 +11,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 from dotenv import dotenv_values
 
 from bot.endpoints import endpoint_problem
+from bot.shards import MAX_SHARD_COUNT, parse_shard_ids
 
 DEFAULT_DB = Path("data") / "tpquiz.sqlite3"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -34,6 +35,8 @@ COUNT_EDIT_INTERVAL_RANGE = (0.5, 3600.0)
 HEALTH_MAX_AGE_RANGE = (2 * _HEARTBEAT_INTERVAL, 7 * 86400.0)
 #: Days a removed server's data is kept: 0 deletes it at the next check, at most ten years.
 GUILD_RETENTION_RANGE = (0, 3650)
+#: Processes sharing one bot token (TPQUIZ_PROCESS_COUNT); the high end catches typos.
+PROCESS_COUNT_RANGE = (1, 1000)
 
 # A bot token is three base64url parts joined by dots: the user id, a timestamp, an HMAC.
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -278,6 +281,13 @@ class Settings:
     guild_retention_days: int = 30
     #: TPQUIZ_DATABASE_URL: PostgreSQL instead of the SQLite file (issue 15, in progress).
     database_url: DatabaseUrl | None = None
+    #: Discord shards across all processes (TPQUIZ_SHARD_COUNT); None: one unsharded
+    #: connection, as before sharding existed (docs/operations.md "Scaling out").
+    shard_count: int | None = None
+    #: The shards this process runs (TPQUIZ_SHARDS); None: all of `shard_count`.
+    shard_ids: tuple[int, ...] | None = None
+    #: Processes sharing the bot token (TPQUIZ_PROCESS_COUNT): the daily pacer's share.
+    process_count: int = 1
 
     def require_token(self) -> str:
         problem = token_problem(self.token)
@@ -351,6 +361,7 @@ class Settings:
             )
         except ValueError as exc:
             raise ConfigError(f"TPQUIZ_GUILD_RETENTION_DAYS {exc}") from None
+        shard_count, shard_ids, process_count = _shard_settings(get)
         for name, schemes, example in (
             ("DISCORD_API_BASE", ("http", "https"), "https://discord.com/api/v10"),
             ("DISCORD_GATEWAY_URL", ("ws", "wss"), "wss://gateway.discord.gg/"),
@@ -375,4 +386,66 @@ class Settings:
             metrics_port=int(metrics_port) if metrics_port else None,
             metrics_host=get("TPQUIZ_METRICS_HOST") or "127.0.0.1",
             guild_retention_days=retention_days,
+            shard_count=shard_count,
+            shard_ids=shard_ids,
+            process_count=process_count,
         )
+
+
+def _shard_settings(
+    get: Callable[[str], str | None],
+) -> tuple[int | None, tuple[int, ...] | None, int]:
+    """TPQUIZ_SHARD_COUNT, TPQUIZ_SHARDS and TPQUIZ_PROCESS_COUNT, checked together.
+
+    Each mistake gets one line naming the setting: a wrong split of the shards makes two
+    processes post for the same servers, or no process for some of them.
+    """
+    count_text, shards_text = get("TPQUIZ_SHARD_COUNT"), get("TPQUIZ_SHARDS")
+    processes_text = get("TPQUIZ_PROCESS_COUNT")
+    shard_count: int | None = None
+    if count_text is not None:
+        try:
+            shard_count = int(
+                parse_number(count_text, "a number of shards", 1, MAX_SHARD_COUNT, integer=True)
+            )
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_SHARD_COUNT {exc}") from None
+    shard_ids: tuple[int, ...] | None = None
+    if shards_text is not None:
+        if shard_count is None:
+            raise ConfigError(
+                "TPQUIZ_SHARDS is set but TPQUIZ_SHARD_COUNT is not: set TPQUIZ_SHARD_COUNT to"
+                " the number of shards across all processes"
+            )
+        try:
+            shard_ids = parse_shard_ids(shards_text, shard_count)
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_SHARDS {exc}") from None
+    process_count = 1
+    if processes_text is not None:
+        try:
+            process_count = int(
+                parse_number(
+                    processes_text, "a number of processes", *PROCESS_COUNT_RANGE, integer=True
+                )
+            )
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_PROCESS_COUNT {exc}") from None
+    if process_count > 1:
+        if shard_count is None or shard_ids is None:
+            raise ConfigError(
+                f"TPQUIZ_PROCESS_COUNT={process_count} but TPQUIZ_SHARDS is not set: give each"
+                " process its own shards (e.g. TPQUIZ_SHARD_COUNT=4 and TPQUIZ_SHARDS=0-1 or"
+                " 2-3), or every process would post for every server"
+            )
+        if process_count > shard_count:
+            raise ConfigError(
+                f"TPQUIZ_PROCESS_COUNT={process_count} is more than TPQUIZ_SHARD_COUNT="
+                f"{shard_count}: every process needs at least one shard"
+            )
+        if len(shard_ids) == shard_count:
+            raise ConfigError(
+                f"TPQUIZ_PROCESS_COUNT={process_count} but TPQUIZ_SHARDS names all"
+                f" {shard_count} shards: give each process only its own part"
+            )
+    return shard_count, shard_ids, process_count

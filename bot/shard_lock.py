@@ -19,8 +19,8 @@ from typing import Protocol
 from bot.shards import Ownership
 
 #: First half of every shard's advisory-lock key (PostgreSQL's two-int4 form), so the
-#: keys cannot collide with another application's locks on a shared server: "tpqz".
-LOCK_NAMESPACE = 0x7470717A
+#: keys cannot collide with another application's locks on a shared server: "tpqs".
+LOCK_NAMESPACE = 0x74707173
 
 
 class ShardHeld(Exception):
@@ -37,6 +37,25 @@ class ShardHeld(Exception):
     def refusal(self) -> str:
         """The one line `tpquiz run` prints before exiting."""
         return f"{self}: stop that process, or give this one other TPQUIZ_SHARDS"
+
+
+class ShardCountMismatch(ShardHeld):
+    """Another process runs with another TPQUIZ_SHARD_COUNT: the servers would be split
+    two ways and overlap without any shard lock being asked for twice."""
+
+    def __init__(self, shard_count: int, other_count: int, holder: str | None) -> None:
+        Exception.__init__(
+            self,
+            f"another tpquiz process ({holder or 'unknown'}) runs with"
+            f" TPQUIZ_SHARD_COUNT={other_count}, not {shard_count}",
+        )
+        self.shard_id = -1
+        self.shard_count = shard_count
+        self.holder = holder
+
+    @property
+    def refusal(self) -> str:
+        return f"{self}: every process sharing the database must use the same count"
 
 
 class ShardLocks(Protocol):

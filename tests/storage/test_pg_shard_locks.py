@@ -6,7 +6,8 @@ import asyncpg
 import pytest
 
 from bot.config import DatabaseUrl
-from bot.storage.pg.shard_locks import ShardLocks, ShardTaken, application_name, holders
+from bot.shard_lock import ShardCountMismatch, ShardHeld
+from bot.storage.pg.shard_locks import PgShardLocks, ShardLocks, application_name, holders
 
 
 async def test_a_second_process_asking_for_a_held_shard_is_refused_naming_the_holder(
@@ -15,9 +16,9 @@ async def test_a_second_process_asking_for_a_held_shard_is_refused_naming_the_ho
     url = DatabaseUrl.parse(pg_url)
     first = await ShardLocks.claim(url, [0, 1], 2)
     try:
-        with pytest.raises(ShardTaken) as raised:
+        with pytest.raises(ShardHeld) as raised:
             await ShardLocks.claim(url, [1], 2)
-        message = str(raised.value)
+        message = raised.value.refusal
         assert message.startswith("shard 1 of 2 is already run by tpquiz ")
         assert application_name() in message and "\n" not in message
         shards, counts = await holders(url)
@@ -47,7 +48,7 @@ async def test_a_process_with_another_shard_count_is_refused(pg_url: str) -> Non
     url = DatabaseUrl.parse(pg_url)
     running = await ShardLocks.claim(url, [0], 2)
     try:
-        with pytest.raises(ShardTaken, match="TPQUIZ_SHARD_COUNT=2, not 4"):
+        with pytest.raises(ShardCountMismatch, match="TPQUIZ_SHARD_COUNT=2, not 4"):
             await ShardLocks.claim(url, [3], 4)
         assert set((await holders(url))[1]) == {2}  # the refused count left no lock
     finally:
@@ -78,3 +79,15 @@ async def test_shards_that_do_not_fit_the_count_are_a_programming_error(
 ) -> None:
     with pytest.raises(ValueError, match="do not fit"):
         await ShardLocks.claim(DatabaseUrl.parse("postgresql://u@localhost/db"), ids, count)
+
+
+async def test_the_seam_claims_and_releases_on_postgresql(pg_url: str) -> None:
+    url = DatabaseUrl.parse(pg_url)
+    locks = PgShardLocks(url)
+    await locks.claim((0, 1), 2, "host pid 1")
+    try:
+        with pytest.raises(ShardHeld):
+            await PgShardLocks(url).claim((1,), 2, "host pid 2")
+    finally:
+        await locks.release()
+    assert await holders(url) == ({}, {})

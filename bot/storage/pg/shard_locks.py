@@ -15,7 +15,9 @@ without ever asking for the same shard. Each process therefore also holds a *sha
 lock on its shard count and refuses to start beside a process holding another count.
 
 Keys: advisory locks in the two-int form (class, object): class SHARD_CLASS with the
-shard id as object, class COUNT_CLASS with the shard count as object.
+shard id as object (`bot.shard_lock.advisory_key`), class COUNT_CLASS with the shard
+count as object. `PgShardLocks` is the PostgreSQL side of the seam in bot/shard_lock.py
+(`NoShardLocks` is SQLite's); refusals are its `ShardHeld` / `ShardCountMismatch`.
 """
 
 from __future__ import annotations
@@ -29,18 +31,15 @@ from dataclasses import dataclass
 import asyncpg
 
 from bot.config import DatabaseUrl
+from bot.shard_lock import LOCK_NAMESPACE, ShardCountMismatch, ShardHeld
 
-__all__ = ["COUNT_CLASS", "SHARD_CLASS", "ShardLocks", "ShardTaken", "holders"]
+__all__ = ["COUNT_CLASS", "SHARD_CLASS", "PgShardLocks", "ShardLocks", "holders"]
 
 log = logging.getLogger(__name__)
 
 #: 'tpqs' and 'tpqc' as 31-bit integers: advisory lock classes no other program uses.
-SHARD_CLASS = 0x74707173
+SHARD_CLASS = LOCK_NAMESPACE
 COUNT_CLASS = 0x74707163
-
-
-class ShardTaken(Exception):
-    """A shard (or the shard count) is held by another process; `str()` is one line."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +102,9 @@ class ShardLocks:
     async def claim(
         cls, url: DatabaseUrl, shard_ids: Iterable[int], shard_count: int
     ) -> ShardLocks:
-        """Take the locks of `shard_ids` (of `shard_count`), or raise ShardTaken naming
-        the first shard held elsewhere and its holder; nothing stays held then."""
+        """Take the locks of `shard_ids` (of `shard_count`), or raise ShardHeld naming
+        the first shard held elsewhere and its holder (ShardCountMismatch for another
+        count); nothing stays held then."""
         ids = tuple(sorted(set(shard_ids)))
         if shard_count < 1 or not ids or ids[0] < 0 or ids[-1] >= shard_count:
             raise ValueError(f"shards {ids} do not fit a shard count of {shard_count}")
@@ -130,21 +130,14 @@ class ShardLocks:
         other = {count: h for count, h in counts.items() if count != shard_count}
         if other:
             count, holder = min(other.items())
-            raise ShardTaken(
-                f"another tpquiz process runs with TPQUIZ_SHARD_COUNT={count}, not"
-                f" {shard_count}: {holder.describe()}; every process must use the same count"
-            )
+            raise ShardCountMismatch(shard_count, count, holder.describe())
         for shard in ids:
             got = await conn.fetchval(
                 "SELECT pg_try_advisory_lock($1::int, $2::int)", SHARD_CLASS, shard
             )
             if not got:
                 taken = (await _holders(conn, SHARD_CLASS)).get(shard)
-                who = taken.describe() if taken else "another process (it just let go?)"
-                raise ShardTaken(
-                    f"shard {shard} of {shard_count} is already run by {who}; give this"
-                    " process other shards (TPQUIZ_SHARDS) or stop that one first"
-                )
+                raise ShardHeld(shard, shard_count, taken.describe() if taken else None)
 
     @property
     def alive(self) -> bool:
@@ -154,6 +147,24 @@ class ShardLocks:
     async def release(self) -> None:
         if not self._conn.is_closed():
             await self._conn.close()
+
+
+class PgShardLocks:
+    """`bot.shard_lock.ShardLocks` on PostgreSQL: what `tpquiz run` claims at start-up."""
+
+    def __init__(self, url: DatabaseUrl) -> None:
+        self.url = url
+        self._held: ShardLocks | None = None
+
+    async def claim(self, shard_ids: tuple[int, ...], shard_count: int, holder: str) -> None:
+        # `holder` is how the seam names this process; PostgreSQL shows it as the lock
+        # connection's application_name (`application_name()` carries the same host and pid).
+        self._held = await ShardLocks.claim(self.url, shard_ids, shard_count)
+
+    async def release(self) -> None:
+        if self._held is not None:
+            await self._held.release()
+            self._held = None
 
 
 def _ranges(ids: tuple[int, ...]) -> str:

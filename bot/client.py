@@ -24,7 +24,7 @@ from discord.ext import commands
 from bot import render
 from bot.config import Settings
 from bot.daily import DailyService
-from bot.daily_poster import DailyPoster
+from bot.daily_poster import DailyPoster, process_rate
 from bot.i18n import CommandTranslator
 from bot.item_service import ItemStatsService
 from bot.metrics import Metrics
@@ -36,6 +36,7 @@ from bot.reminders import ReminderService
 from bot.reports_service import ReportService
 from bot.review import ReviewService
 from bot.service import Clock, QuizService
+from bot.shards import Ownership
 from bot.storage import Storage
 from bot.tree import CommandTree
 
@@ -72,6 +73,18 @@ def utcnow() -> datetime:
 
 
 class TPQuizBot(commands.Bot):
+    """The bot; with TPQUIZ_SHARD_COUNT set, `TPQuizBot(...)` builds a `ShardedTPQuizBot`.
+
+    Choosing the class in `__new__` keeps one constructor for `tpquiz run`, the tests
+    and the benches. Unsharded, the bot stays a plain `commands.Bot` (one gateway
+    connection that honours DISCORD_GATEWAY_URL, as before sharding existed).
+    """
+
+    def __new__(cls, *args: object, settings: Settings, **kwargs: object) -> TPQuizBot:
+        if cls is TPQuizBot and settings.shard_count is not None:
+            cls = ShardedTPQuizBot
+        return super().__new__(cls)
+
     def __init__(
         self,
         *,
@@ -87,6 +100,10 @@ class TPQuizBot(commands.Bot):
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         options.setdefault("tree_cls", CommandTree)
+        if isinstance(self, commands.AutoShardedBot):
+            options.setdefault("shard_count", settings.shard_count)
+            if settings.shard_ids is not None:
+                options.setdefault("shard_ids", list(settings.shard_ids))
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
@@ -106,13 +123,19 @@ class TPQuizBot(commands.Bot):
         self.reports = ReportService(self.service)
         self.items = ItemStatsService(self.service)
         self.privacy = PrivacyService(storage, settings.guild_retention_days)
-        self.poster = DailyPoster(self, self.metrics, self.daily)
+        #: The servers this process acts for in the background (bot/shards.py).
+        self.ownership = Ownership.of(settings.shard_count, settings.shard_ids)
+        self.poster = DailyPoster(
+            self, self.metrics, self.daily, rate=process_rate(settings.process_count)
+        )
         #: A post's "N answered" line, edited at most once per interval (answer clicks,
         #: and `/tpquiz-admin daily` when a post's closing time moved).
         self.count_edits = CoalescedEdits(self.edit_count, settings.count_edit_interval)
         self._finishing_before_http_close = False
 
     async def setup_hook(self) -> None:
+        if self.ownership.shard_count is not None:
+            log.info("this process runs %s", self.ownership.describe())
         await self.tree.set_translator(CommandTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
@@ -145,6 +168,12 @@ class TPQuizBot(commands.Bot):
         with the same commands sends nothing. With TPQUIZ_SYNC_GUILDS set, commands go
         to those guilds only (instant, for development) instead of globally.
         """
+        if not self.ownership.syncs_commands:
+            log.info(
+                "commands not synced: this process runs %s, the owner of shard 0 syncs them",
+                self.ownership.describe(),
+            )
+            return []
         scopes: list[discord.abc.Snowflake | None]
         if self.settings.sync_guilds:
             scopes = [discord.Object(id=g) for g in self.settings.sync_guilds]
@@ -233,3 +262,12 @@ class TPQuizBot(commands.Bot):
         _, late = await asyncio.wait(running, timeout=timeout)
         if late:
             log.warning("%d interaction(s) still running after %.0f s; closing", len(late), timeout)
+
+
+class ShardedTPQuizBot(TPQuizBot, commands.AutoShardedBot):
+    """The bot as discord.py's `AutoShardedBot`: TPQUIZ_SHARDS of TPQUIZ_SHARD_COUNT.
+
+    Built by `TPQuizBot(...)` when the settings name a shard count. With an explicit
+    count discord.py connects to DISCORD_GATEWAY_URL (or Discord's default) directly,
+    one connection per shard, and never asks `/gateway/bot` for a recommended count.
+    """

@@ -40,6 +40,12 @@ MAX_CONCURRENT_SENDS = 8
 SENDS_PER_SECOND = 40.0
 
 
+def process_rate(process_count: int) -> float:
+    """This process's share of SENDS_PER_SECOND: Discord's global limit is per bot, so
+    `process_count` processes on one token (TPQUIZ_PROCESS_COUNT) split it evenly."""
+    return SENDS_PER_SECOND / max(1, process_count)
+
+
 class Pacer:
     """Spaces request starts evenly, at most `rate` per second, without a burst.
 

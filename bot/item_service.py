@@ -22,6 +22,7 @@ import asyncio
 import hashlib
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.quiz.itemstats import Item, ItemStats, item_of, sort_stats, with_flags
@@ -128,10 +129,11 @@ class ItemStatsService:
 
     # -- the periodic refresh ------------------------------------------------------
 
-    async def due(self) -> list[tuple[int, int]]:
+    async def due(self, owns: Callable[[int], bool] | None = None) -> list[tuple[int, int]]:
         """(server, first answers) of the servers to refresh now: never refreshed, stale,
         computed for another pool, or whose first answers changed; the most changed first,
-        about ANSWERS_PER_TICK answers in all."""
+        about ANSWERS_PER_TICK answers in all; only the servers `owns` (this process's
+        shards, when the bot is split over several)."""
         key = self.pool_key()
 
         def read(conn: sqlite3.Connection) -> list[tuple[int, int, int]]:
@@ -139,6 +141,8 @@ class ItemStatsService:
             states = store.refreshes(conn)
             found = []
             for guild in counts.keys() | states.keys():
+                if owns is not None and not owns(guild):
+                    continue
                 n, state = counts.get(guild, 0), states.get(guild)
                 if state is None:
                     found.append((0, -n, guild, n))
@@ -173,10 +177,12 @@ class ItemStatsService:
             )
         )  # fmt: skip
 
-    async def refresh_due(self, now_ms: int) -> list[int]:
+    async def refresh_due(
+        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
         """Refresh the servers `due` picks; the ones written."""
         done = []
-        for guild, _ in await self.due():
+        for guild, _ in await self.due(owns):
             if await self.refresh(guild, now_ms):
                 done.append(guild)
         if done:

@@ -17,6 +17,10 @@ A 429 is left to discord.py's rate-limit handling. To stay under Discord's globa
 (50 requests per second per bot) when many servers are due in the same minute, sends go
 through the bot's `DailyPoster` (`bot.daily_poster`): one semaphore and one even pacer,
 shared by the tick, `daily now` and the reminders.
+
+Split into shards over several processes (TPQUIZ_SHARDS), a process posts and closes
+only for the servers of its own shards (`bot.ownership`), so each server's post comes
+from one process; the claim in step 1 still makes a mistaken overlap post once.
 """
 
 from __future__ import annotations
@@ -84,7 +88,8 @@ class DailyCog(commands.Cog):
         sending, so an overlapping run finds nothing left to claim. One server's failure
         is recorded and logged; the others still get their posts.
         """
-        run = DailyRun(due=await self.service.due(now))
+        owned = self.bot.ownership
+        run = DailyRun(due=owned.only_owned(await self.service.due(now), lambda d: d[0]))
         results = await asyncio.gather(
             *(self._post(guild_id, day, now) for guild_id, day in run.due),
             return_exceptions=True,
@@ -94,7 +99,7 @@ class DailyCog(commands.Cog):
                 log.error("daily post for guild %s failed", guild_id, exc_info=result)
             elif result is not None:
                 (run.delivered if result.ok else run.failed).append(result)
-        for post in await self.service.due_to_close(now):
+        for post in owned.only_owned(await self.service.due_to_close(now), lambda p: p.guild_id):
             try:
                 if await self.poster.close(post.id, now):
                     run.closed.append(post.id)

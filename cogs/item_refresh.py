@@ -7,7 +7,8 @@ that have none yet, or a stale one) are recomputed, a bounded number of answers 
 tick, so that `/tpquiz-admin questions` reads a summary in milliseconds instead of
 computing over a big server's answers. The loop waits for the bot to be ready first, as
 discord.py's examples/background_task.py does; a failed tick (a locked database, say)
-is logged and the next one tries again.
+is logged and the next one tries again. Split into shards over several processes, a
+process refreshes only the servers of its own shards (`bot.ownership`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class ItemRefreshCog(commands.Cog):
     async def refresh_due(self) -> list[int]:
         """Refresh the servers that are due, by the bot's clock; the servers written."""
         now_ms = int(self.bot.clock().timestamp() * 1000)
-        return await self.bot.items.refresh_due(now_ms)
+        return await self.bot.items.refresh_due(now_ms, owns=self.bot.ownership.owns)
 
 
 async def setup(bot: TPQuizBot) -> None:

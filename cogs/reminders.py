@@ -7,6 +7,9 @@ daily posts together stays under Discord's global rate limit. A DM Discord refus
 50007 (the member's DMs are closed) turns the reminder off; the member is told the next
 time a `/tpquiz` command of theirs completes (`on_app_command_completion`). The setting
 itself is an option of `/tpquiz review` (cogs/review.py).
+
+Split into shards over several processes, a process reminds only the members of the
+servers on its own shards (`bot.ownership`).
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ class ReminderCog(commands.Cog):
     async def run_due(self, now: datetime) -> ReminderRun:
         """DM every member whose reminder is due at `now`; safe to run twice at once."""
         run = ReminderRun()
-        due = await self.service.due(now)
+        due = await self.service.due(now, owns=self.bot.ownership.owns)
         results = await asyncio.gather(*(self._remind(r) for r in due), return_exceptions=True)
         for reminder, result in zip(due, results, strict=True):
             if isinstance(result, BaseException):

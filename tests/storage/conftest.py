@@ -113,6 +113,8 @@ class Backend:
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
     #: The first column of the first row of a query written with `?` placeholders.
     scalar: Callable[[str, tuple[object, ...]], Awaitable[Any]]
+    #: Every row of a query written with `?` placeholders, as plain tuples.
+    rows: Callable[[str, tuple[object, ...]], Awaitable[list[tuple[Any, ...]]]]
     #: The database itself (a `Database` or a `PgDatabase`), for backend-only checks.
     db: Any = None
 
@@ -151,6 +153,10 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
                 row = await cur.fetchone()
             return None if row is None else row[0]
 
+        async def lite_rows(sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+            async with db.conn.execute(sql, args) as cur:
+                return [tuple(r) for r in await cur.fetchall()]
+
         try:
             yield Backend(
                 name,
@@ -166,6 +172,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
                 standings=Standings(db),
                 execute=lite,
                 scalar=lite_scalar,
+                rows=lite_rows,
                 db=db,
             )
         finally:
@@ -180,6 +187,9 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
     async def pg_scalar(sql: str, args: tuple[object, ...]) -> Any:
         row = await pg.fetchrow(_numbered(sql), *args)
         return None if row is None else row[0]
+
+    async def pg_rows(sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await pg.fetch(_numbered(sql), *args)]
 
     try:
         yield Backend(
@@ -196,6 +206,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
             standings=PgStandings(pg),
             execute=post,
             scalar=pg_scalar,
+            rows=pg_rows,
             db=pg,
         )
     finally:

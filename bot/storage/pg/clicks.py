@@ -97,7 +97,7 @@ def member_lock_key(guild_id: int, user_id: int) -> int:
 
     64 bits of a hash: two members sharing a key only wait for each other. One-key
     advisory locks are not the two-key space of the shard locks (pg/shard_locks.py);
-    the only other one-key lock, the migration lock, is never used.
+    the only other one-key lock, the migration lock's key, is never a member's key.
     """
     digest = hashlib.blake2b(f"{guild_id}:{user_id}".encode(), digest_size=8).digest()
     key = int.from_bytes(digest, "big", signed=True)

@@ -8,9 +8,10 @@ every PostgreSQL store that exists) to its Protocol, so a store whose methods dr
 from the contract fails `make lint` at that line.
 
 Not covered yet: the plain-sqlite3 functions run inside another transaction
-(bot/storage/cards.py's update_card, members.py, reports.py, itemstats.py), which the
-click path and the privacy commands call with a `sqlite3.Connection`; they become
-methods of a contract when those paths are ported.
+(members.py, reports.py, itemstats.py), which the privacy commands call with a
+`sqlite3.Connection`; they become methods of a contract when those paths are ported.
+The click path's own (clicks.py, cards.py's write_card) have their PostgreSQL twin in
+bot/storage/pg/clicks.py, behind `AnswersContract`.
 """
 
 from __future__ import annotations
@@ -265,6 +266,8 @@ if TYPE_CHECKING:
     from .daily import DailyStore
     from .db import Database
     from .guilds import GuildSettingsStore, MetaStore
+    from .pg.answers import PgAnswerStore
+    from .pg.daily import PgDailyStore
     from .pg.db import PgDatabase
     from .pg.guilds import PgGuildSettingsStore, PgMetaStore
     from .pg.posts import PgPostStore
@@ -300,5 +303,7 @@ if TYPE_CHECKING:
         progress = PgProgressStore(pg)
         reminders = PgReminderStore(pg)
         standings = PgStandings(pg)
+        answers = PgAnswerStore(pg)
+        daily = PgDailyStore(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
         del reminders, privacy

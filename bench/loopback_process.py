@@ -31,28 +31,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
+import gc
 import json
 import logging
 import random
+import secrets
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-import tests.loopback.server as loopback_server
-from bench.botproc import bot_token
 from bench.common import percentile, summary_ms
-from tests.loopback.server import (
-    ALL_PERMISSIONS,
-    CALLBACK_ROUTE,
-    CHANNEL_MESSAGES_ROUTE,
-    LoopbackDiscord,
-    RecordedRequest,
+from bench.fast_loopback import (
+    FastLoopback,
+    FrameTemplate,
+    check_value,
+    main_thread_schedstat,
+    no_deep_copies,
+    sentinel,
 )
+from tests.loopback.server import ALL_PERMISSIONS, CHANNEL_MESSAGES_ROUTE, RecordedRequest
 
 log = logging.getLogger("bench.loopback")
 
@@ -73,6 +75,16 @@ class Click:
 
 
 @dataclass
+class PreparedClick:
+    """A click ready to send: its frame template, its payload and its member."""
+
+    template: FrameTemplate
+    payload: dict[str, Any]
+    user_id: str
+    name: str
+
+
+@dataclass
 class _GlobalLimit:
     rps: int = 0
     window_start: float = 0.0
@@ -81,54 +93,15 @@ class _GlobalLimit:
     passed: list[float] = field(default_factory=list)
 
 
-class _NoDeepCopy:
-    """Stands in for the `copy` module inside `tests.loopback.server` during a load.
-
-    The loopback deep-copies every payload it stores, sends or records, so that a test
-    may mutate what it got back; that was half of its CPU per click, on the same two
-    cores as the bot it measures. During a timed load nothing mutates those objects:
-    click payloads are prepared (with copies) before the clock starts, and the requests
-    served then (callbacks, followups, message edits) only store fresh request bodies and
-    serialise them. So `no_deep_copies()` turns copying off for exactly that time.
-    """
-
-    @staticmethod
-    def deepcopy(value: Any) -> Any:
-        return value
-
-
-@contextlib.contextmanager
-def no_deep_copies() -> Iterator[None]:
-    saved = loopback_server.copy
-    loopback_server.copy = _NoDeepCopy  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        loopback_server.copy = saved
-
-
-class BenchLoopback(LoopbackDiscord):
-    """`LoopbackDiscord` with O(1) callback matching, timestamps and a global rate limit.
-
-    `LoopbackDiscord.interact()` scans the request log on every wake-up, which is fine for
-    a test and quadratic for 10,000 clicks; here each click registers a future keyed by
-    interaction id and `_record` resolves it.
-    """
+class BenchLoopback(FastLoopback):
+    """`FastLoopback` with Discord's global rate limit (for the fan-out bench)."""
 
     def __init__(self) -> None:
-        super().__init__(validator=None)
-        self.token = bot_token(self.bot_user_id)
-        self._waiting: dict[str, asyncio.Future[tuple[float, int, int | None]]] = {}
+        super().__init__()
         self.limit = _GlobalLimit()
 
     async def _record(self, recorded: RecordedRequest) -> None:
-        if recorded.route == CALLBACK_ROUTE:
-            interaction_id = recorded.path.split("/", 3)[2]
-            waiter = self._waiting.pop(interaction_id, None)
-            if waiter is not None and not waiter.done():
-                body = recorded.body if isinstance(recorded.body, dict) else {}
-                waiter.set_result((time.perf_counter(), recorded.status, body.get("type")))
-        elif (
+        if (
             recorded.route == CHANNEL_MESSAGES_ROUTE
             and recorded.method == "POST"
             and recorded.status == 200
@@ -174,19 +147,17 @@ class BenchLoopback(LoopbackDiscord):
 
     # -- clicks ----------------------------------------------------------------------
 
-    async def click(self, payload: dict[str, Any], result: Click) -> None:
+    async def click(self, click: PreparedClick, result: Click) -> None:
         """Send one prepared INTERACTION_CREATE and wait for the bot's callback."""
-        waiter: asyncio.Future[tuple[float, int, int | None]] = (
-            asyncio.get_running_loop().create_future()
-        )
-        self._waiting[payload["id"]] = waiter
+        interaction_id = click.payload["id"]
+        waiter = self.expect_callback(interaction_id)
         result.sent = time.perf_counter()
-        self._enqueue("INTERACTION_CREATE", payload, fresh_payload=True)
+        self.enqueue_click(click.template, click.payload, click.user_id, click.name)
         try:
             async with asyncio.timeout(CLICK_TIMEOUT):
                 result.answered, result.status, result.callback_type = await waiter
         except TimeoutError:
-            self._waiting.pop(payload["id"], None)
+            self.forget_callback(interaction_id)
 
 
 class Controller:
@@ -302,16 +273,43 @@ class Controller:
             clones.append(int(self.lb._create_message(int(original["channel_id"]), data, [])["id"]))
         return {"message_ids": clones}
 
-    def _payloads(self, message_ids: list[int], count: int) -> list[dict[str, Any]]:
-        """`count` clicks, each by a new member (so every one is a first answer)."""
-        payloads = []
+    def _template(self, message_id: int, custom_id: str) -> tuple[FrameTemplate, dict[str, Any]]:
+        """The frame template of a click on one button, and its payload (slots unfilled)."""
+        member = self.lb.member(self.next_member, "template")
+        member["user"].update(id=sentinel("U"), username=sentinel("N"), global_name=sentinel("N"))
+        payload = self.lb.button_click(message_id, custom_id, member)
+        payload.update(id=sentinel("I"), token=sentinel("T"))
+        frame = {"op": 0, "t": "INTERACTION_CREATE", "s": sentinel("S"), "d": payload}
+        return FrameTemplate(frame), payload
+
+    def _prepare(self, message_ids: list[int], count: int) -> list[PreparedClick]:
+        """`count` clicks, each by a new member (so every one is a first answer); the
+        templates are made afresh per load, so the clicked messages are current."""
+        templates: dict[tuple[int, str], tuple[FrameTemplate, dict[str, Any]]] = {}
+        prepared = []
         for i in range(count):
             message_id = message_ids[i % len(message_ids)]
             message = self.lb.messages[message_id]
             buttons = [c for row in message["components"] for c in row["components"]]
             custom_id = self.rng.choice(buttons)["custom_id"]
-            payloads.append(self.lb.button_click(message_id, custom_id, self._member()))
-        return payloads
+            key = (message_id, custom_id)
+            if key not in templates:
+                templates[key] = self._template(message_id, custom_id)
+            template, base = templates[key]
+            member = self._member()
+            user = member["user"]
+            payload = {
+                **base,
+                "id": str(self.lb.snowflake()),
+                "token": "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48),
+                "member": member,
+            }
+            prepared.append(
+                PreparedClick(
+                    template, payload, check_value(user["id"]), check_value(user["username"])
+                )
+            )
+        return prepared
 
     async def cmd_load(
         self,
@@ -321,19 +319,38 @@ class Controller:
         concurrency: int = 1,
         rate: float = 0.0,
         duration: float = 0.0,
+        watch_pid: int = 0,
+        profile_to: str = "",
     ) -> dict[str, Any]:
         """Closed loop: `clicks` clicks, `concurrency` in flight. Open loop: `rate` clicks
-        a second for `duration` seconds, sent on schedule whether or not answered."""
+        a second for `duration` seconds, sent on schedule whether or not answered.
+        `watch_pid`: the bot, whose main-thread busy share over the load is returned.
+        `profile_to`: write a cProfile of this process over the load there."""
         if mode == "open":
             clicks = int(rate * duration)
-        payloads = self._payloads(message_ids, clicks)
-        results = [Click(sent=0.0) for _ in payloads]
+        prepared = self._prepare(message_ids, clicks)
+        results = [Click(sent=0.0) for _ in prepared]
         lag: list[float] = []
-        with no_deep_copies():
-            cpu0 = time.process_time()
-            started = time.perf_counter()
-            await self._run_load(mode, payloads, results, lag, concurrency, rate)
-            cpu = time.process_time() - cpu0
+        gc.collect()
+        gc.disable()  # a collection mid-load would be the generator's pause, not the bot's
+        self.lb.fast = True
+        profiler = cProfile.Profile() if profile_to else None
+        try:
+            with no_deep_copies(), profiler or contextlib.nullcontext():
+                run0, wait0 = main_thread_schedstat(watch_pid)
+                cpu0 = time.process_time()
+                started = time.perf_counter()
+                await self._run_load(mode, prepared, results, lag, concurrency, rate)
+                ended = time.perf_counter()
+                cpu = time.process_time() - cpu0
+                run1, wait1 = main_thread_schedstat(watch_pid)
+        finally:
+            self.lb.fast = False
+            gc.enable()
+        if profiler is not None:
+            profiler.dump_stats(profile_to)
+        for click in prepared:
+            self.lb.forget_interaction(click.payload["token"])
 
         answered = [r for r in results if r.answered is not None]
         last = max((r.answered for r in answered if r.answered is not None), default=started)
@@ -355,6 +372,8 @@ class Controller:
             "callback_types": types,
             "statuses": statuses,
             "loopback_cpu_s": cpu,
+            "bot_main_busy": (run1 - run0) / (ended - started),
+            "bot_main_waiting": (wait1 - wait0) / (ended - started),
             "sender_lag_max_ms": max(lag, default=0.0) * 1000,
             "sender_lag_p99_ms": percentile(lag, 99) * 1000 if lag else 0.0,
             "concurrency": concurrency,
@@ -364,7 +383,7 @@ class Controller:
     async def _run_load(
         self,
         mode: str,
-        payloads: list[dict[str, Any]],
+        prepared: list[PreparedClick],
         results: list[Click],
         lag: list[float],
         concurrency: int,
@@ -372,23 +391,23 @@ class Controller:
     ) -> None:
         started = time.perf_counter()
         if mode == "closed":
-            queue = iter(range(len(payloads)))
+            queue = iter(range(len(prepared)))
 
             async def worker() -> None:
                 for index in queue:
-                    await self.lb.click(payloads[index], results[index])
+                    await self.lb.click(prepared[index], results[index])
 
             await asyncio.gather(*(worker() for _ in range(concurrency)))
         elif mode == "open":
             tasks = []
-            for index, payload in enumerate(payloads):
+            for index, click in enumerate(prepared):
                 due = started + index / rate
                 delay = due - time.perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
                 else:
                     lag.append(-delay)  # the generator itself fell behind (a busy machine)
-                tasks.append(asyncio.create_task(self.lb.click(payload, results[index])))
+                tasks.append(asyncio.create_task(self.lb.click(click, results[index])))
             await asyncio.gather(*tasks)
         else:
             raise ValueError(f"mode must be closed or open, not {mode!r}")

@@ -40,14 +40,17 @@ from tests.loopback.server import (
     InteractionRecord,
     LoopbackDiscord,
     RecordedRequest,
+    _ApiError,
     _Call,
     _Connection,
     _json_reply,
+    _now_iso,
 )
 
 #: Slots of a frame template: sequence number, interaction id, token, user id, name.
 SLOTS = ("S", "I", "T", "U", "N")
 _SENTINEL = "@@{}@@"
+_PROBE_TOKEN = "@@probe@@"
 
 
 class _NoDeepCopy:
@@ -79,6 +82,19 @@ def sentinel(slot: str) -> str:
     return _SENTINEL.format(slot)
 
 
+def slot_format(value: Any, fragments: Mapping[str, str]) -> str:
+    """`value` as compact JSON turned into a `str.format` string: each fragment of the
+    JSON text in `fragments` (a sentinel, or a quoted sentinel for a bare number) is
+    replaced by its slot text (`"{I}"`, `{S}`); braces of the JSON itself are escaped."""
+    text = json.dumps(value, separators=(",", ":"))
+    text = text.replace("{", "{{").replace("}", "}}")
+    for fragment, slot in fragments.items():
+        if fragment not in text:
+            raise ValueError(f"{fragment!r} does not occur in the encoded value")
+        text = text.replace(fragment, slot)
+    return text
+
+
 class FrameTemplate:
     """A gateway dispatch frame encoded once, with slots filled per click.
 
@@ -89,12 +105,9 @@ class FrameTemplate:
     """
 
     def __init__(self, frame: Mapping[str, Any]) -> None:
-        text = json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
-        text = text.replace("{", "{{").replace("}", "}}")
-        text = text.replace(f'"{sentinel("S")}"', "{S}")
-        for slot in SLOTS[1:]:
-            text = text.replace(sentinel(slot), "{" + slot + "}")
-        self.format = text
+        fragments = {f'"{sentinel("S")}"': "{S}"}
+        fragments.update((sentinel(slot), "{" + slot + "}") for slot in SLOTS[1:])
+        self.format = slot_format(frame, fragments)
 
     def render(self, **values: object) -> str:
         return self.format.format(**values)
@@ -138,6 +151,7 @@ class FastLoopback(LoopbackDiscord):
         self._waiting: dict[str, asyncio.Future[tuple[float, int, int | None]]] = {}
         self.fast = False
         self._callback_route = next(r for r in self._routes if r.template == CALLBACK_ROUTE)
+        self._reply_formats: dict[tuple[bytes, str, str | None], str] = {}
 
     def expect_callback(self, interaction_id: str) -> asyncio.Future[tuple[float, int, int | None]]:
         """A future resolved with (time, status, callback type) when the bot answers."""
@@ -220,17 +234,78 @@ class FastLoopback(LoopbackDiscord):
         record = self.interactions.get(token)
         if record is None or record.response_type is not None or str(record.id) != interaction_id:
             return None
-        body = json.loads(await request.read())  # read() is cached for the slow path
+        raw = await request.read()  # read() is cached for the slow path
+        body = json.loads(raw)
         if not isinstance(body, dict) or body.get("type") not in (4, 5):
             return None
-        params = {"interaction_id": interaction_id, "interaction_token": token}
-        reply = await self._run_handler(
-            self._callback_route, _Call(params, body, [], dict(request.query)), "POST", tail
-        )
+        if body["type"] == 4:
+            templated = await self._templated_reply(raw, record, body)
+            if templated is None:
+                return None
+            response = templated
+        else:  # a deferral: the real handler, which stores the placeholder to edit later
+            params = {"interaction_id": interaction_id, "interaction_token": token}
+            query = dict(request.query)
+            reply = await self._run_handler(
+                self._callback_route, _Call(params, body, [], query), "POST", tail
+            )
+            response = _json_reply(reply.status, reply.payload, reply.headers)
         waiter = self._waiting.pop(interaction_id, None)
         if waiter is not None and not waiter.done():
-            waiter.set_result((time.perf_counter(), reply.status, body["type"]))
-        return _json_reply(reply.status, reply.payload, reply.headers)
+            waiter.set_result((time.perf_counter(), response.status, body["type"]))
+        return response
+
+    async def _templated_reply(
+        self, raw: bytes, record: InteractionRecord, body: dict[str, Any]
+    ) -> web.Response | None:
+        """The answer to a type-4 callback, from a template per reply body and channel.
+
+        The loopback's own handler makes the answer once, for an interaction whose ids and
+        member are sentinels; later clicks with the same reply body fill the slots. The
+        reply message is not stored (a bot edits a reply only after deferring, type 5).
+        None when the handler refuses the reply (the slow path then answers the error)."""
+        payload = record.payload
+        key = (raw, payload["channel_id"], (payload.get("message") or {}).get("id"))
+        fmt = self._reply_formats.get(key)
+        if fmt is None:
+            fmt = await self._reply_format(record, body)
+            if fmt is None:
+                return None
+            if len(self._reply_formats) < 4096:
+                self._reply_formats[key] = fmt
+        message_id = self.snowflake()
+        record.response_type = 4
+        record.original_message_id = message_id
+        user = payload["member"]["user"]
+        text = fmt.format(I=record.id, M=message_id, U=user["id"], N=user["username"], D=_now_iso())
+        return web.Response(
+            body=text.encode(), content_type="application/json", headers={"Via": "1.1 google"}
+        )
+
+    async def _reply_format(self, record: InteractionRecord, body: dict[str, Any]) -> str | None:
+        member = record.payload["member"]
+        user = dict(member["user"], id=sentinel("U"), username=sentinel("N"))
+        if member["user"].get("global_name") == member["user"]["username"]:
+            user["global_name"] = sentinel("N")
+        payload = dict(record.payload, member=dict(member, user=user))
+        probe = InteractionRecord(record.id, _PROBE_TOKEN, payload)
+        probe.id = sentinel("I")  # type: ignore[assignment]  # the reply has str(record.id)
+        self.interactions[_PROBE_TOKEN] = probe
+        params = {"interaction_id": sentinel("I"), "interaction_token": _PROBE_TOKEN}
+        try:
+            made = (await self._interaction_callback(_Call(params, body, [], {}))).payload
+        except _ApiError:
+            return None
+        finally:
+            del self.interactions[_PROBE_TOKEN]
+        message = made["resource"]["message"]
+        self.messages.pop(int(message["id"]), None)
+        fragments = {
+            f'"{message["id"]}"': '"{M}"',
+            f'"{message["timestamp"]}"': '"{D}"',
+        }
+        fragments.update((sentinel(slot), "{" + slot + "}") for slot in ("I", "U", "N"))
+        return slot_format(made, fragments)
 
     async def _record(self, recorded: RecordedRequest) -> None:
         if recorded.route == CALLBACK_ROUTE:

@@ -2,8 +2,9 @@
 
 Why a separate process: the bench measures the bot, so the fake Discord (building and
 sending INTERACTION_CREATE frames, answering REST calls) must not share the bot's event
-loop or its core. This process runs `LoopbackDiscord` (no OpenAPI validation, for speed)
-and the click generator; the bench script that starts it only sends commands and reads
+loop or its core. This process runs `BenchLoopback` (`LoopbackDiscord` without OpenAPI
+validation, with the fast paths of `bench/fast_loopback.py`) and the click generator
+(`bench/click_load.py`); the bench script that starts it only sends commands and reads
 results, and sits idle while a load runs.
 
 Control API: one JSON object per line on stdin, one JSON reply per line on stdout
@@ -16,7 +17,8 @@ Control API: one JSON object per line on stdin, one JSON reply per line on stdou
 * `post {count, guild, channel}`: run `/tpquiz question` that many times.
 * `post_daily {guilds}`: a daily question in each (guild, channel) (`daily now`).
 * `clone_posts {message_ids}`: copies of messages (for a bot that did not post them).
-* `load {mode: closed|open, ...}`: click on posts, see `_load`; returns latencies.
+* `load {mode: closed|open, ..., watch_pid}`: click on posts (`ClickLoad.run`); returns
+  latencies and the watched bot's main-thread busy share.
 * `global_limit {rps}`: answer bot-authorised REST calls beyond `rps` per second with a
   global 429, as Discord does (0 turns it off). Interaction callbacks are exempt.
 * `channel_posts {since}`: counts and timings of channel messages posted (fan-out).
@@ -30,13 +32,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import cProfile
-import gc
 import json
 import logging
 import random
-import secrets
 import sys
 import time
 from dataclasses import dataclass, field
@@ -45,43 +43,14 @@ from typing import Any
 
 from aiohttp import web
 
-from bench.common import percentile, summary_ms
-from bench.fast_loopback import (
-    FastLoopback,
-    FrameTemplate,
-    check_value,
-    main_thread_schedstat,
-    no_deep_copies,
-    sentinel,
-)
+from bench.click_load import ClickLoad
+from bench.fast_loopback import FastLoopback
 from tests.loopback.server import ALL_PERMISSIONS, CHANNEL_MESSAGES_ROUTE, RecordedRequest
 
 log = logging.getLogger("bench.loopback")
 
 #: Discord's global limit: 50 requests per second per bot token.
 DISCORD_GLOBAL_RPS = 50
-#: How long a click may wait for its callback before it counts as lost (Discord: 3 s).
-CLICK_TIMEOUT = 10.0
-
-
-@dataclass
-class Click:
-    """One sent click and what came back."""
-
-    sent: float
-    answered: float | None = None
-    status: int | None = None
-    callback_type: int | None = None
-
-
-@dataclass
-class PreparedClick:
-    """A click ready to send: its frame template, its payload and its member."""
-
-    template: FrameTemplate
-    payload: dict[str, Any]
-    user_id: str
-    name: str
 
 
 @dataclass
@@ -144,20 +113,6 @@ class BenchLoopback(FastLoopback):
                 "X-RateLimit-Scope": "global",
             },
         )
-
-    # -- clicks ----------------------------------------------------------------------
-
-    async def click(self, click: PreparedClick, result: Click) -> None:
-        """Send one prepared INTERACTION_CREATE and wait for the bot's callback."""
-        interaction_id = click.payload["id"]
-        waiter = self.expect_callback(interaction_id)
-        result.sent = time.perf_counter()
-        self.enqueue_click(click.template, click.payload, click.user_id, click.name)
-        try:
-            async with asyncio.timeout(CLICK_TIMEOUT):
-                result.answered, result.status, result.callback_type = await waiter
-        except TimeoutError:
-            self.forget_callback(interaction_id)
 
 
 class Controller:
@@ -273,144 +228,9 @@ class Controller:
             clones.append(int(self.lb._create_message(int(original["channel_id"]), data, [])["id"]))
         return {"message_ids": clones}
 
-    def _template(self, message_id: int, custom_id: str) -> tuple[FrameTemplate, dict[str, Any]]:
-        """The frame template of a click on one button, and its payload (slots unfilled)."""
-        member = self.lb.member(self.next_member, "template")
-        member["user"].update(id=sentinel("U"), username=sentinel("N"), global_name=sentinel("N"))
-        payload = self.lb.button_click(message_id, custom_id, member)
-        payload.update(id=sentinel("I"), token=sentinel("T"))
-        frame = {"op": 0, "t": "INTERACTION_CREATE", "s": sentinel("S"), "d": payload}
-        return FrameTemplate(frame), payload
-
-    def _prepare(self, message_ids: list[int], count: int) -> list[PreparedClick]:
-        """`count` clicks, each by a new member (so every one is a first answer); the
-        templates are made afresh per load, so the clicked messages are current."""
-        templates: dict[tuple[int, str], tuple[FrameTemplate, dict[str, Any]]] = {}
-        prepared = []
-        for i in range(count):
-            message_id = message_ids[i % len(message_ids)]
-            message = self.lb.messages[message_id]
-            buttons = [c for row in message["components"] for c in row["components"]]
-            custom_id = self.rng.choice(buttons)["custom_id"]
-            key = (message_id, custom_id)
-            if key not in templates:
-                templates[key] = self._template(message_id, custom_id)
-            template, base = templates[key]
-            member = self._member()
-            user = member["user"]
-            payload = {
-                **base,
-                "id": str(self.lb.snowflake()),
-                "token": "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48),
-                "member": member,
-            }
-            prepared.append(
-                PreparedClick(
-                    template, payload, check_value(user["id"]), check_value(user["username"])
-                )
-            )
-        return prepared
-
-    async def cmd_load(
-        self,
-        mode: str,
-        message_ids: list[int],
-        clicks: int = 0,
-        concurrency: int = 1,
-        rate: float = 0.0,
-        duration: float = 0.0,
-        watch_pid: int = 0,
-        profile_to: str = "",
-    ) -> dict[str, Any]:
-        """Closed loop: `clicks` clicks, `concurrency` in flight. Open loop: `rate` clicks
-        a second for `duration` seconds, sent on schedule whether or not answered.
-        `watch_pid`: the bot, whose main-thread busy share over the load is returned.
-        `profile_to`: write a cProfile of this process over the load there."""
-        if mode == "open":
-            clicks = int(rate * duration)
-        prepared = self._prepare(message_ids, clicks)
-        results = [Click(sent=0.0) for _ in prepared]
-        lag: list[float] = []
-        gc.collect()
-        gc.disable()  # a collection mid-load would be the generator's pause, not the bot's
-        self.lb.fast = True
-        profiler = cProfile.Profile() if profile_to else None
-        try:
-            with no_deep_copies(), profiler or contextlib.nullcontext():
-                run0, wait0 = main_thread_schedstat(watch_pid)
-                cpu0 = time.process_time()
-                started = time.perf_counter()
-                await self._run_load(mode, prepared, results, lag, concurrency, rate)
-                ended = time.perf_counter()
-                cpu = time.process_time() - cpu0
-                run1, wait1 = main_thread_schedstat(watch_pid)
-        finally:
-            self.lb.fast = False
-            gc.enable()
-        if profiler is not None:
-            profiler.dump_stats(profile_to)
-        for click in prepared:
-            self.lb.forget_interaction(click.payload["token"])
-
-        answered = [r for r in results if r.answered is not None]
-        last = max((r.answered for r in answered if r.answered is not None), default=started)
-        elapsed = last - started
-        latencies = [r.answered - r.sent for r in answered if r.answered is not None]
-        types: dict[str, int] = {}
-        statuses: dict[str, int] = {}
-        for r in answered:
-            types[str(r.callback_type)] = types.get(str(r.callback_type), 0) + 1
-            statuses[str(r.status)] = statuses.get(str(r.status), 0) + 1
-        return {
-            "mode": mode,
-            "sent": len(results),
-            "answered": len(answered),
-            "lost": len(results) - len(answered),
-            "elapsed_s": elapsed,
-            "clicks_per_s": len(answered) / elapsed if elapsed > 0 else 0.0,
-            "latency_ms": summary_ms(latencies),
-            "callback_types": types,
-            "statuses": statuses,
-            "loopback_cpu_s": cpu,
-            "bot_main_busy": (run1 - run0) / (ended - started),
-            "bot_main_waiting": (wait1 - wait0) / (ended - started),
-            "sender_lag_max_ms": max(lag, default=0.0) * 1000,
-            "sender_lag_p99_ms": percentile(lag, 99) * 1000 if lag else 0.0,
-            "concurrency": concurrency,
-            "rate": rate,
-        }
-
-    async def _run_load(
-        self,
-        mode: str,
-        prepared: list[PreparedClick],
-        results: list[Click],
-        lag: list[float],
-        concurrency: int,
-        rate: float,
-    ) -> None:
-        started = time.perf_counter()
-        if mode == "closed":
-            queue = iter(range(len(prepared)))
-
-            async def worker() -> None:
-                for index in queue:
-                    await self.lb.click(prepared[index], results[index])
-
-            await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elif mode == "open":
-            tasks = []
-            for index, click in enumerate(prepared):
-                due = started + index / rate
-                delay = due - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                else:
-                    lag.append(-delay)  # the generator itself fell behind (a busy machine)
-                tasks.append(asyncio.create_task(self.lb.click(click, results[index])))
-            await asyncio.gather(*tasks)
-        else:
-            raise ValueError(f"mode must be closed or open, not {mode!r}")
+    async def cmd_load(self, **load: Any) -> dict[str, Any]:
+        """Click on posts (see `bench.click_load.ClickLoad.run`); returns latencies."""
+        return await ClickLoad(self.lb, self.rng, self._member).run(**load)
 
     async def cmd_global_limit(self, rps: int) -> dict[str, Any]:
         self.lb.limit = _GlobalLimit(rps=rps)

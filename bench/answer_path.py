@@ -30,6 +30,7 @@ other load to settle, and marks a load disturbed when other processes used CPU d
     .venv/bin/python -m bench.answer_path --quick    # a smoke run (1-2 minutes)
     .venv/bin/python -m bench.answer_path --daily    # clicks on daily question posts
     .venv/bin/python -m bench.answer_path --also-tree ../other --also-label after
+    .venv/bin/python -m bench.answer_path --uvloop   # every bot on uvloop (tpquiz[fast])
     .venv/bin/python -m bench.answer_path --profile  # also py-spy each bot at c=32
 """
 
@@ -83,12 +84,14 @@ class BotSpec:
 
 
 def bot_specs(args: argparse.Namespace) -> list[BotSpec]:
-    specs = []
+    specs: list[BotSpec] = []
     for name in args.bots:
         if name == "tpquiz":
             specs.append(BotSpec(name, None, ROOT, {"TPQUIZ_LOG_LEVEL": "WARNING"}, "tpquiz"))
         else:
             extra = {"BASELINE_REPLY": "embed"} if name == "baseline-embed" else {}
+            if args.uvloop:
+                extra["BASELINE_UVLOOP"] = "1"
             specs.append(
                 BotSpec(name, [sys.executable, "-m", "bench.baseline_bot"], ROOT, extra, None)
             )
@@ -97,6 +100,8 @@ def bot_specs(args: argparse.Namespace) -> list[BotSpec]:
         python = tree / ".venv" / "bin" / "python"
         if not python.exists():
             raise SystemExit(f"--also-tree: {python} does not exist (run `make setup` there)")
+        if args.uvloop:
+            check_uvloop(python)
         name = f"tpquiz@{args.also_label}"
         specs.insert(
             1,
@@ -105,6 +110,22 @@ def bot_specs(args: argparse.Namespace) -> list[BotSpec]:
             ),
         )
     return specs
+
+
+def check_uvloop(python: Path | str) -> None:
+    """--uvloop needs uvloop in the venv of every bot (`pip install -e '.[fast]'`)."""
+    found = subprocess.run([str(python), "-c", "import uvloop"], capture_output=True).returncode
+    if found != 0:
+        raise SystemExit(f"--uvloop: {python} cannot import uvloop (pip install -e '.[fast]')")
+
+
+def no_uvloop_dir(workdir: Path) -> Path:
+    """A directory whose `uvloop` cannot be imported: first on a tpquiz's PYTHONPATH, it
+    keeps `tpquiz run` on asyncio's loop in a venv that has uvloop (runs without --uvloop)."""
+    shim = workdir / "no-uvloop"
+    shim.mkdir(exist_ok=True)
+    (shim / "uvloop.py").write_text('raise ImportError("uvloop turned off by bench.answer_path")\n')
+    return shim
 
 
 async def measure(
@@ -259,6 +280,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                         **spec.extra,
                     )
                     env["PYTHONPATH"] = str(spec.root)  # this checkout or --also-tree's
+                    if spec.db_name is not None and not args.uvloop:
+                        env["PYTHONPATH"] = f"{no_uvloop_dir(workdir)}:{spec.root}"
                     log_name = f"{spec.name.replace('@', '-')}.log"
                     bot = await BotProcess(env, workdir, argv=spec.argv, log_name=log_name).start()
                     try:
@@ -327,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quiet-wait", type=float, default=60.0, help="max seconds to wait for quiet (0: none)"
     )
+    parser.add_argument(
+        "--uvloop", action="store_true", help="run every bot on uvloop (needs tpquiz[fast])"
+    )
     parser.add_argument("--profile", action="store_true", help="py-spy each bot at c=32")
     parser.add_argument("--profile-gil", action="store_true", help="only samples holding the GIL")
     parser.add_argument(
@@ -345,8 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.posts, args.clicks, args.clicks_c1, args.duration = 3, 800, 200, 3.0
         args.warmup, args.rounds, args.quiet_wait = 100, 1, min(args.quiet_wait, 10.0)
+    if args.uvloop:
+        check_uvloop(sys.executable)
     figures = asyncio.run(bench(args))
-    header = f"Answer path on {machine_line()}; median of {args.rounds} round(s)"
+    loop = "uvloop" if args.uvloop else "asyncio's event loop"
+    header = f"Answer path on {machine_line()}, {loop}; median of {args.rounds} round(s)"
     ok = print_figures(figures, header)
     name = "answer_path_daily" if args.daily else "answer_path"
     path = write_json(name, figures, module="answer_path")

@@ -69,6 +69,8 @@ from bench.loopback_process import LoopbackProcess
 from bench.quiet import DISTURBED_CORES, OtherLoad, cpu_of, wait_quiet
 
 BOTS = ("tpquiz", "baseline", "baseline-embed")
+#: Seconds a bot gets to exit after SIGTERM before it is killed (and that is reported).
+EXIT_WAIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -291,7 +293,10 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                         if key not in posts:
                             posts[key] = await make_posts(lb, spec, args, servers)
                         result = await run_bot_load(spec.name, lb, bot, posts[key], args, round_no)
-                        result["exit_status"] = await bot.terminate(10)
+                        try:  # a bot still sending deferred replies may take a while
+                            result["exit_status"] = await bot.terminate(EXIT_WAIT)
+                        except TimeoutError:
+                            result["exit_status"] = f"no exit {EXIT_WAIT:g} s after SIGTERM"
                         rounds[spec.name].append(result)
                         answered[spec.name] += args.warmup + sum(
                             r["answered"] for r in result.values() if isinstance(r, dict)

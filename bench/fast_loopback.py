@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import time
 from collections.abc import Iterator, Mapping
@@ -152,6 +153,7 @@ class FastLoopback(LoopbackDiscord):
         self.fast = False
         self._callback_route = next(r for r in self._routes if r.template == CALLBACK_ROUTE)
         self._reply_formats: dict[tuple[bytes, str, str | None], str] = {}
+        self._replies_seen: set[tuple[bytes, str, str | None]] = set()
 
     def expect_callback(self, interaction_id: str) -> asyncio.Future[tuple[float, int, int | None]]:
         """A future resolved with (time, status, callback type) when the bot answers."""
@@ -238,12 +240,8 @@ class FastLoopback(LoopbackDiscord):
         body = json.loads(raw)
         if not isinstance(body, dict) or body.get("type") not in (4, 5):
             return None
-        if body["type"] == 4:
-            templated = await self._templated_reply(raw, record, body)
-            if templated is None:
-                return None
-            response = templated
-        else:  # a deferral: the real handler, which stores the placeholder to edit later
+        response = await self._templated_reply(raw, record, body) if body["type"] == 4 else None
+        if response is None:  # a deferral, or a reply body not seen before: the real handler
             params = {"interaction_id": interaction_id, "interaction_token": token}
             query = dict(request.query)
             reply = await self._run_handler(
@@ -260,14 +258,20 @@ class FastLoopback(LoopbackDiscord):
     ) -> web.Response | None:
         """The answer to a type-4 callback, from a template per reply body and channel.
 
-        The loopback's own handler makes the answer once, for an interaction whose ids and
-        member are sentinels; later clicks with the same reply body fill the slots. The
-        reply message is not stored (a bot edits a reply only after deferring, type 5).
-        None when the handler refuses the reply (the slow path then answers the error)."""
+        A reply body seen a second time (the bare bot's fixed reply; not tpquiz's, which
+        differ per member) gets a template: the loopback's own handler makes the answer
+        once for an interaction whose ids and member are sentinels, and later clicks fill
+        the slots. The reply message is then not stored (a bot edits its reply only after
+        deferring, type 5). None means: use the handler (first sight, or it refused)."""
         payload = record.payload
-        key = (raw, payload["channel_id"], (payload.get("message") or {}).get("id"))
+        digest = hashlib.blake2b(raw, digest_size=16).digest()  # bodies are KBs; keep 16 B
+        key = (digest, payload["channel_id"], (payload.get("message") or {}).get("id"))
         fmt = self._reply_formats.get(key)
         if fmt is None:
+            if key not in self._replies_seen:
+                if len(self._replies_seen) < 100_000:
+                    self._replies_seen.add(key)
+                return None
             fmt = await self._reply_format(record, body)
             if fmt is None:
                 return None

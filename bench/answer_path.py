@@ -31,6 +31,7 @@ other load to settle, and marks a load disturbed when other processes used CPU d
     .venv/bin/python -m bench.answer_path --daily    # clicks on daily question posts
     .venv/bin/python -m bench.answer_path --also-tree ../other --also-label after
     .venv/bin/python -m bench.answer_path --uvloop   # every bot on uvloop (tpquiz[fast])
+    .venv/bin/python -m bench.answer_path --loops asyncio uvloop  # both, same rounds
     .venv/bin/python -m bench.answer_path --profile  # also py-spy each bot at c=32
 """
 
@@ -81,36 +82,38 @@ class BotSpec:
     argv: list[str] | None  # None: `python -m bot run` of this checkout
     root: Path
     extra: dict[str, str]
+    #: "asyncio" or "uvloop".
+    loop: str
     #: The tpquiz database of this bot (None for the bare bots).
     db_name: str | None
 
 
 def bot_specs(args: argparse.Namespace) -> list[BotSpec]:
+    """The bots of the run, in the order they run each round; every bot once per event
+    loop of `--loops` (on uvloop its name ends in "+uvloop")."""
     specs: list[BotSpec] = []
-    for name in args.bots:
-        if name == "tpquiz":
-            specs.append(BotSpec(name, None, ROOT, {"TPQUIZ_LOG_LEVEL": "WARNING"}, "tpquiz"))
-        else:
-            extra = {"BASELINE_REPLY": "embed"} if name == "baseline-embed" else {}
-            if args.uvloop:
-                extra["BASELINE_UVLOOP"] = "1"
-            specs.append(
-                BotSpec(name, [sys.executable, "-m", "bench.baseline_bot"], ROOT, extra, None)
-            )
+    quiet = {"TPQUIZ_LOG_LEVEL": "WARNING"}
+    trees: list[tuple[str, Path, list[str] | None]] = [("tpquiz", ROOT, None)]
     if args.also_tree is not None:
         tree = args.also_tree.resolve()
         python = tree / ".venv" / "bin" / "python"
         if not python.exists():
             raise SystemExit(f"--also-tree: {python} does not exist (run `make setup` there)")
-        if args.uvloop:
-            check_uvloop(python)
-        name = f"tpquiz@{args.also_label}"
-        specs.insert(
-            1,
-            BotSpec(
-                name, [str(python), "-m", "bot", "run"], tree, {"TPQUIZ_LOG_LEVEL": "WARNING"}, name
-            ),
-        )
+        trees.append((f"tpquiz@{args.also_label}", tree, [str(python), "-m", "bot", "run"]))
+    for loop in args.loops:
+        suffix = "+uvloop" if loop == "uvloop" else ""
+        for bot in args.bots:
+            if bot == "tpquiz":
+                for name, root, argv in trees:
+                    if loop == "uvloop":
+                        check_uvloop(argv[0] if argv else sys.executable)
+                    specs.append(BotSpec(name + suffix, argv, root, quiet, loop, name + suffix))
+            else:
+                extra = {"BASELINE_REPLY": "embed"} if bot == "baseline-embed" else {}
+                if loop == "uvloop":
+                    extra["BASELINE_UVLOOP"] = "1"
+                argv = [sys.executable, "-m", "bench.baseline_bot"]
+                specs.append(BotSpec(bot + suffix, argv, ROOT, extra, loop, None))
     return specs
 
 
@@ -250,6 +253,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     rounds: dict[str, list[dict[str, Any]]] = {s.name: [] for s in specs}
     params = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
     figures: dict[str, Any] = {"params": params, "rounds": rounds, "quiet_waits": []}
+    figures["order"] = [s.name for s in specs]
     answered: dict[str, int] = {s.name: 0 for s in specs}
     with tempfile.TemporaryDirectory(prefix="tpquiz-bench-") as tmp:
         workdir = Path(tmp)
@@ -282,7 +286,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                         **spec.extra,
                     )
                     env["PYTHONPATH"] = str(spec.root)  # this checkout or --also-tree's
-                    if spec.db_name is not None and not args.uvloop:
+                    if spec.db_name is not None and spec.loop != "uvloop":
                         env["PYTHONPATH"] = f"{no_uvloop_dir(workdir)}:{spec.root}"
                     log_name = f"{spec.name.replace('@', '-')}.log"
                     bot = await BotProcess(env, workdir, argv=spec.argv, log_name=log_name).start()
@@ -321,7 +325,7 @@ def print_figures(figures: dict[str, Any], header: str) -> bool:
     med = {name: median_runs(runs) for name, runs in figures["rounds"].items() if runs}
     figures["median"] = med
     answers = {k: (v[0], v[1]) for k, v in figures.get("answers", {}).items()}
-    order = ["tpquiz", *(n for n in med if n.startswith("tpquiz@")), "baseline", "baseline-embed"]
+    order = figures.get("order") or sorted(med)
     bad, total = rounds_disturbed(figures["rounds"])
     print()
     print(f"{header}; {bad} of {total} round(s) disturbed by other load")
@@ -356,8 +360,13 @@ def main(argv: list[str] | None = None) -> int:
         "--quiet-wait", type=float, default=60.0, help="max seconds to wait for quiet (0: none)"
     )
     parser.add_argument(
-        "--uvloop", action="store_true", help="run every bot on uvloop (needs tpquiz[fast])"
+        "--loops",
+        nargs="+",
+        choices=("asyncio", "uvloop"),
+        default=["asyncio"],
+        help="run every bot on each of these event loops, in the same rounds",
     )
+    parser.add_argument("--uvloop", action="store_true", help="short for --loops uvloop")
     parser.add_argument("--profile", action="store_true", help="py-spy each bot at c=32")
     parser.add_argument("--profile-gil", action="store_true", help="only samples holding the GIL")
     parser.add_argument(
@@ -377,10 +386,12 @@ def main(argv: list[str] | None = None) -> int:
         args.posts, args.clicks, args.clicks_c1, args.duration = 3, 800, 200, 3.0
         args.warmup, args.rounds, args.quiet_wait = 100, 1, min(args.quiet_wait, 10.0)
     if args.uvloop:
-        check_uvloop(sys.executable)
+        args.loops = ["uvloop"]
     figures = asyncio.run(bench(args))
-    loop = "uvloop" if args.uvloop else "asyncio's event loop"
-    header = f"Answer path on {machine_line()}, {loop}; median of {args.rounds} round(s)"
+    loops = " and ".join(args.loops)
+    header = (
+        f"Answer path on {machine_line()}, event loop {loops}; median of {args.rounds} round(s)"
+    )
     ok = print_figures(figures, header)
     name = "answer_path_daily" if args.daily else "answer_path"
     path = write_json(name, figures, module="answer_path")

@@ -32,6 +32,11 @@ LATE_OK_MS = 20.0
 BASELINE = "baseline"
 
 
+def baseline_of(name: str) -> str:
+    """The bare bot a tpquiz bot is compared with: the one on the same event loop."""
+    return BASELINE + ("+uvloop" if name.endswith("+uvloop") else "")
+
+
 def per_click_ms(run: dict[str, Any], seconds: float) -> float:
     return 1000 * seconds / max(1, run["answered"])
 
@@ -117,18 +122,16 @@ def report(med: dict[str, Any], order: Sequence[str]) -> str:
     """The Markdown table: one row per (load, figure), one column per bot, then the
     ratio of each tpquiz to the bare bot."""
     names = [n for n in order if n in med]
-    tpquizzes = [n for n in names if n.startswith("tpquiz")]
-    base = med.get(BASELINE)
-    ratio_cols = [n for n in tpquizzes if base is not None]
-    headers = ["load", "figure", *names, *(f"{n}/{BASELINE}" for n in ratio_cols)]
+    ratio_cols = [n for n in names if n.startswith("tpquiz") and baseline_of(n) in med]
+    headers = ["load", "figure", *names, *(f"{n}/{baseline_of(n)}" for n in ratio_cols)]
     blank = [""] * len(ratio_cols)
     rows: list[list[object]] = []
     for load in load_names(med):
         for label, get, ratio in _FIGURES:
             values = [get(med[n][load]) for n in names]
             row: list[object] = [load, label, *values]
-            if ratio and base is not None:
-                row += [get(med[n][load]) / get(base[load]) for n in ratio_cols]
+            if ratio:
+                row += [get(med[n][load]) / get(med[baseline_of(n)][load]) for n in ratio_cols]
             else:
                 row += blank
             rows.append(row)
@@ -159,36 +162,35 @@ def report(med: dict[str, Any], order: Sequence[str]) -> str:
 
 def verdict(med: dict[str, Any], answers: dict[str, tuple[int, int]] | None = None) -> list[str]:
     """One line per goal of issue 11 and per tpquiz bot; `answers` maps a tpquiz bot to
-    (answers in its database, clicks it answered). Warns when the bare bot was not
+    (answers in its database, clicks it answered). Warns when a bare bot was not
     saturated at the throughput load, since the ratio then means little."""
-    base = med.get(BASELINE)
-    if base is None:
+    bases = [n for n in med if n in (BASELINE, BASELINE + "+uvloop")]
+    if not bases:
         return ["(no bare bot in this run: no verdict)"]
     lines = []
     closed = f"closed_c{THROUGHPUT_CONCURRENCY}"
     opened = f"open_{GOAL_RATE:g}"
-    if closed in base:
-        busy = base[closed]["main_busy"]
+    for b in bases:
+        if closed not in med[b]:
+            continue
+        busy = med[b][closed]["main_busy"]
         if not busy >= SATURATED_BUSY:
             lines.append(
-                f"WARNING: the bare bot's main thread was {busy:.0%} busy at"
+                f"WARNING: {b}'s main thread was {busy:.0%} busy at"
                 f" {THROUGHPUT_CONCURRENCY} in flight (< {SATURATED_BUSY:.0%}): the click"
                 " generator or the machine, not the bot, was the limit; the throughput ratio"
                 " is not meaningful"
             )
         else:
             lines.append(
-                f"bare bot's main thread {busy:.0%} busy at {THROUGHPUT_CONCURRENCY} in flight"
+                f"{b}'s main thread {busy:.0%} busy at {THROUGHPUT_CONCURRENCY} in flight"
                 f" (>= {SATURATED_BUSY:.0%}): saturated, the ratio is meaningful"
             )
     for name in (n for n in med if n.startswith("tpquiz")):
         tp = med[name]
-        if closed in tp and closed in base:
-            ratio = tp[closed]["clicks_per_s"] / base[closed]["clicks_per_s"]
-            lines.append(
-                f"{name}: throughput at {THROUGHPUT_CONCURRENCY} in flight {ratio:.2f}x the bare"
-                f" bot (goal >= {GOAL_THROUGHPUT_RATIO}) {_ok(ratio >= GOAL_THROUGHPUT_RATIO)}"
-            )
+        base = med.get(baseline_of(name))
+        if base is not None:
+            lines += _against_baseline(name, tp, base, closed, opened)
         series = [
             (int(k.removeprefix("closed_c")), tp[k]["clicks_per_s"])
             for k in tp
@@ -202,20 +204,6 @@ def verdict(med: dict[str, Any], answers: dict[str, tuple[int, int]] | None = No
                 + ", ".join(f"{c}: {v:.0f}" for c, v in series)
                 + (" (grows at every step)" if grows else " (does not grow at every step)")
             )
-        if opened in tp and opened in base:
-            p99, base_p99 = tp[opened]["latency_ms"]["p99"], base[opened]["latency_ms"]["p99"]
-            ratio = p99 / base_p99
-            lines.append(
-                f"{name}: p99 at {GOAL_RATE:g} clicks/s {p99:.1f} ms, {ratio:.2f}x the bare bot's"
-                f" {base_p99:.1f} ms (goal <= {GOAL_P99_RATIO:g}x) {_ok(ratio <= GOAL_P99_RATIO)}"
-            )
-            cpu, base_cpu = tp[opened]["cpu_ms_per_click"], base[opened]["cpu_ms_per_click"]
-            ratio = cpu / base_cpu
-            lines.append(
-                f"{name}: CPU per click at {GOAL_RATE:g} clicks/s {cpu:.2f} ms, {ratio:.2f}x the"
-                f" bare bot's {base_cpu:.2f} ms (goal <= {GOAL_CPU_RATIO}x)"
-                f" {_ok(ratio <= GOAL_CPU_RATIO)}"
-            )
         loads = [v for v in tp.values() if isinstance(v, dict)]
         lost = sum(v["lost"] for v in loads)
         deferred = sum(v["deferred"] for v in loads)
@@ -226,6 +214,34 @@ def verdict(med: dict[str, Any], answers: dict[str, tuple[int, int]] | None = No
             line += f"; answers in the database {in_db} of {answered} answered clicks"
             line += " OK" if in_db == answered else " MISMATCH"
         lines.append(line)
+    return lines
+
+
+def _against_baseline(
+    name: str, tp: dict[str, Any], base: dict[str, Any], closed: str, opened: str
+) -> list[str]:
+    """The throughput, p99 and CPU goals of one tpquiz bot against its bare bot."""
+    lines = []
+    if closed in tp and closed in base:
+        ratio = tp[closed]["clicks_per_s"] / base[closed]["clicks_per_s"]
+        lines.append(
+            f"{name}: throughput at {THROUGHPUT_CONCURRENCY} in flight {ratio:.2f}x the bare"
+            f" bot (goal >= {GOAL_THROUGHPUT_RATIO}) {_ok(ratio >= GOAL_THROUGHPUT_RATIO)}"
+        )
+    if opened in tp and opened in base:
+        p99, base_p99 = tp[opened]["latency_ms"]["p99"], base[opened]["latency_ms"]["p99"]
+        ratio = p99 / base_p99
+        lines.append(
+            f"{name}: p99 at {GOAL_RATE:g} clicks/s {p99:.1f} ms, {ratio:.2f}x the bare bot's"
+            f" {base_p99:.1f} ms (goal <= {GOAL_P99_RATIO:g}x) {_ok(ratio <= GOAL_P99_RATIO)}"
+        )
+        cpu, base_cpu = tp[opened]["cpu_ms_per_click"], base[opened]["cpu_ms_per_click"]
+        ratio = cpu / base_cpu
+        lines.append(
+            f"{name}: CPU per click at {GOAL_RATE:g} clicks/s {cpu:.2f} ms, {ratio:.2f}x the"
+            f" bare bot's {base_cpu:.2f} ms (goal <= {GOAL_CPU_RATIO}x)"
+            f" {_ok(ratio <= GOAL_CPU_RATIO)}"
+        )
     return lines
 
 

@@ -118,7 +118,7 @@ def test_verdict_warns_when_the_bare_bot_was_not_saturated_and_misses_goals() ->
         "baseline": median_runs([_round(1000, 6.0, 0.10, 0.70)]),
     }
     lines = verdict(med, {"tpquiz": (499, 500)})
-    assert lines[0].startswith("WARNING: the bare bot's main thread was 70% busy")
+    assert lines[0].startswith("WARNING: baseline's main thread was 70% busy")
     assert sum("MISSED" in line for line in lines) == 3  # throughput, p99, CPU
     assert lines[-1].endswith("MISMATCH")
 
@@ -131,3 +131,14 @@ def test_medians_prefer_clean_rounds_and_count_disturbed_ones() -> None:
     assert merged["closed_c32"]["rounds_disturbed"] == 2
     assert merged["closed_c32"]["rounds_used"] == 1
     assert rounds_disturbed({"tpquiz": [busy, clean, busy], "baseline": [clean] * 3}) == (2, 3)
+
+
+def test_a_tpquiz_on_uvloop_is_compared_with_the_bare_bot_on_uvloop() -> None:
+    med = {
+        "tpquiz+uvloop": median_runs([_round(900, 10.0, 0.12, 0.97)]),
+        "baseline": median_runs([_round(2000, 6.0, 0.10, 0.98)]),
+        "baseline+uvloop": median_runs([_round(1000, 6.0, 0.10, 0.98)]),
+    }
+    lines = verdict(med)
+    assert "tpquiz+uvloop: throughput at 32 in flight 0.90x the bare bot (goal >= 0.8) OK" in lines
+    assert sum("saturated" in line for line in lines) == 2

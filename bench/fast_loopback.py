@@ -180,8 +180,9 @@ class FastLoopback(LoopbackDiscord):
         """Dispatch one prepared click: remember it, and buffer its frame per session."""
         token = payload["token"]
         self.interactions[token] = InteractionRecord(int(payload["id"]), token, payload)
+        guild_id = int(payload["guild_id"])
         for session in self.sessions.values():
-            if not session.alive:
+            if not session.alive or not session.wants_guild(guild_id):  # its shard only
                 continue
             seq = len(session.buffer) + 1
             text = template.render(S=seq, I=payload["id"], T=token, U=user_id, N=name)

@@ -17,7 +17,7 @@ import discord
 import yarl
 
 from bot import bank_commands, db_commands, ops_commands, privacy_commands, stats_commands
-from bot.config import ConfigError, Settings
+from bot.config import ConfigError, Settings, postgres_not_ready
 from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
@@ -108,6 +108,8 @@ def _fail(message: str) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_env()
+        if settings.database_url is not None:  # issue 15: until the PostgreSQL stores exist
+            raise ConfigError(postgres_not_ready(settings.database_url))
         token = settings.require_token()
         problem = run_problem(settings.db_path) or heartbeat_problem(
             heartbeat_path_for(settings.db_path, settings.heartbeat_path)

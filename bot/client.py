@@ -2,7 +2,11 @@
 
 Resources (storage, bank, clock, random source) are opened in `main()` and passed in,
 as in discord.py's `advanced_startup.py`, so tests build the same bot on a temporary
-database and a fixed clock.
+database and a fixed clock. Everything the cogs share is built here, once, from those:
+the services, the daily poster (one pacer for daily posts, `daily now` and reminders)
+and the coalesced count edits. Cogs read them from the bot (typed, through
+`discord.Interaction[TPQuizBot]`); no cog builds a shared one, sets one on the bot or
+looks another cog up to find it, so each extension also loads on its own.
 """
 
 from __future__ import annotations
@@ -17,15 +21,22 @@ from datetime import UTC, datetime
 import discord
 from discord.ext import commands
 
+from bot import render
 from bot.config import Settings
+from bot.daily import DailyService
+from bot.daily_poster import DailyPoster, process_rate
 from bot.i18n import CommandTranslator
+from bot.item_service import ItemStatsService
 from bot.metrics import Metrics
 from bot.post_updates import CoalescedEdits
+from bot.privacy import PrivacyService
 from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
 from bot.reminders import ReminderService
+from bot.reports_service import ReportService
 from bot.review import ReviewService
 from bot.service import Clock, QuizService
+from bot.shards import Ownership
 from bot.storage import Storage
 from bot.tree import CommandTree
 
@@ -61,6 +72,18 @@ def utcnow() -> datetime:
 
 
 class TPQuizBot(commands.Bot):
+    """The bot; with TPQUIZ_SHARD_COUNT set, `TPQuizBot(...)` builds a `ShardedTPQuizBot`.
+
+    Choosing the class in `__new__` keeps one constructor for `tpquiz run`, the tests
+    and the benches. Unsharded, the bot stays a plain `commands.Bot` (one gateway
+    connection that honours DISCORD_GATEWAY_URL, as before sharding existed).
+    """
+
+    def __new__(cls, *args: object, settings: Settings, **kwargs: object) -> TPQuizBot:
+        if cls is TPQuizBot and settings.shard_count is not None:
+            cls = ShardedTPQuizBot
+        return super().__new__(cls)
+
     def __init__(
         self,
         *,
@@ -76,6 +99,10 @@ class TPQuizBot(commands.Bot):
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         options.setdefault("tree_cls", CommandTree)
+        if isinstance(self, commands.AutoShardedBot):
+            options.setdefault("shard_count", settings.shard_count)
+            if settings.shard_ids is not None:
+                options.setdefault("shard_ids", list(settings.shard_ids))
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
@@ -85,20 +112,45 @@ class TPQuizBot(commands.Bot):
         self.storage = storage
         self.bank = bank
         self.clock = clock
+        self.metrics = metrics or Metrics()
+        storage.db.on_commit = self.metrics.observe_db_write
+        storage.answers.clicks.on_batch = self.metrics.observe_click_batch
         self.service = QuizService(bank, storage, clock, rng or random.Random(), templates)
         self.reviews = ReviewService(self.service)
         self.reminders = ReminderService(self.service)
-        self.metrics = metrics or Metrics()
-        storage.db.on_commit = self.metrics.observe_db_write
-        # Set by the quiz cog, which knows how to render a post.
-        self.count_edits: CoalescedEdits | None = None
+        self.daily = DailyService(self.service)
+        self.reports = ReportService(self.service)
+        self.items = ItemStatsService(self.service)
+        self.privacy = PrivacyService(storage, settings.guild_retention_days)
+        #: The servers this process acts for in the background (bot/shards.py).
+        self.ownership = Ownership.of(settings.shard_count, settings.shard_ids)
+        self.poster = DailyPoster(
+            self, self.metrics, self.daily, rate=process_rate(settings.process_count)
+        )
+        #: A post's "N answered" line, edited at most once per interval (answer clicks,
+        #: and `/tpquiz-admin daily` when a post's closing time moved).
+        self.count_edits = CoalescedEdits(self.edit_count, settings.count_edit_interval)
         self._finishing_before_http_close = False
 
     async def setup_hook(self) -> None:
+        if self.ownership.shard_count is not None:
+            log.info("this process runs %s", self.ownership.describe())
         await self.tree.set_translator(CommandTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands_if_changed()
+
+    async def edit_count(self, post_id: int) -> None:
+        """Re-render a post with its current answer count (called by `count_edits`)."""
+        found = await self.service.post_for_render(post_id)
+        if found is None:
+            return
+        post, question = found
+        if post.message_id is None or post.closed_at is not None:
+            return
+        embed = render.post_embed(post, question)
+        message = self.get_partial_messageable(post.channel_id).get_partial_message(post.message_id)
+        await message.edit(embed=embed)
 
     async def command_payload(self, guild: discord.abc.Snowflake | None) -> list[dict[str, object]]:
         """The exact body `tree.sync` would send for this scope."""
@@ -115,6 +167,12 @@ class TPQuizBot(commands.Bot):
         with the same commands sends nothing. With TPQUIZ_SYNC_GUILDS set, commands go
         to those guilds only (instant, for development) instead of globally.
         """
+        if not self.ownership.syncs_commands:
+            log.info(
+                "commands not synced: this process runs %s, the owner of shard 0 syncs them",
+                self.ownership.describe(),
+            )
+            return []
         scopes: list[discord.abc.Snowflake | None]
         if self.settings.sync_guilds:
             scopes = [discord.Object(id=g) for g in self.settings.sync_guilds]
@@ -180,8 +238,7 @@ class TPQuizBot(commands.Bot):
 
             async def finish_then_close_http() -> None:
                 await self.finish_interactions(SHUTDOWN_GRACE)
-                if self.count_edits is not None:
-                    await self.count_edits.flush()
+                await self.count_edits.flush()
                 await close_http()
 
             # discord.py closes the gateway first, then calls http.close(): the hook.
@@ -204,3 +261,12 @@ class TPQuizBot(commands.Bot):
         _, late = await asyncio.wait(running, timeout=timeout)
         if late:
             log.warning("%d interaction(s) still running after %.0f s; closing", len(late), timeout)
+
+
+class ShardedTPQuizBot(TPQuizBot, commands.AutoShardedBot):
+    """The bot as discord.py's `AutoShardedBot`: TPQUIZ_SHARDS of TPQUIZ_SHARD_COUNT.
+
+    Built by `TPQuizBot(...)` when the settings name a shard count. With an explicit
+    count discord.py connects to DISCORD_GATEWAY_URL (or Discord's default) directly,
+    one connection per shard, and never asks `/gateway/bot` for a recommended count.
+    """

@@ -11,13 +11,15 @@ import math
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from dotenv import dotenv_values
 
 from bot.endpoints import endpoint_problem
+from bot.shards import MAX_SHARD_COUNT, parse_shard_ids
 
 DEFAULT_DB = Path("data") / "tpquiz.sqlite3"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -33,6 +35,8 @@ COUNT_EDIT_INTERVAL_RANGE = (0.5, 3600.0)
 HEALTH_MAX_AGE_RANGE = (2 * _HEARTBEAT_INTERVAL, 7 * 86400.0)
 #: Days a removed server's data is kept: 0 deletes it at the next check, at most ten years.
 GUILD_RETENTION_RANGE = (0, 3650)
+#: Processes sharing one bot token (TPQUIZ_PROCESS_COUNT); the high end catches typos.
+PROCESS_COUNT_RANGE = (1, 1000)
 
 # A bot token is three base64url parts joined by dots: the user id, a timestamp, an HMAC.
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -151,6 +155,108 @@ def token_problem(token: str | None) -> str | None:
     return None
 
 
+#: The URL schemes libpq and asyncpg accept for PostgreSQL.
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+#: What a redacted URL shows in place of the password.
+REDACTED = "***"
+
+
+@dataclass(frozen=True)
+class DatabaseUrl:
+    """TPQUIZ_DATABASE_URL: a PostgreSQL URL whose password is never shown.
+
+    `repr()`, `str()` and `redacted` replace the password (in the user part and in a
+    `?password=` parameter) with ***, so the object can go into a log line, an error or
+    `tpquiz doctor`'s output as it is; only the driver reads `dsn`.
+    """
+
+    dsn: str = field(repr=False)
+
+    @property
+    def redacted(self) -> str:
+        return redact_url(self.dsn)
+
+    def __str__(self) -> str:
+        return self.redacted
+
+    def __repr__(self) -> str:
+        return f"DatabaseUrl({self.redacted!r})"
+
+    @property
+    def password(self) -> str | None:
+        """The password (from the user part or ?password=), for scrubbing error text."""
+        parts = urlsplit(self.dsn)
+        if parts.password:
+            return parts.password
+        return dict(parse_qsl(parts.query)).get("password")
+
+    def scrub(self, text: str) -> str:
+        """`text` (a driver's error, say) with the password replaced by ***."""
+        text = text.replace(self.dsn, self.redacted)
+        secret = self.password
+        for form in {secret, unquote(secret)} if secret else ():
+            text = text.replace(form, REDACTED)
+        return text
+
+    @classmethod
+    def parse(cls, text: str) -> DatabaseUrl:
+        """A URL from the environment; ConfigError (never showing the password) if unusable."""
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+        except ValueError:
+            raise ConfigError(
+                f"TPQUIZ_DATABASE_URL is not a valid URL ({redact_url(text)}): write "
+                "postgresql://user:password@host:5432/database"
+            ) from None
+        if parts.scheme not in POSTGRES_SCHEMES:
+            hint = (
+                " (for SQLite, set TPQUIZ_DB to the file's path)"
+                if "sqlite" in parts.scheme
+                else ""
+            )
+            raise ConfigError(
+                f"TPQUIZ_DATABASE_URL must start with postgresql://, not "
+                f"{(parts.scheme or text[:12])!r}{hint}: e.g. "
+                "postgresql://user:password@host:5432/database"
+            )
+        if not parts.path.strip("/"):
+            raise ConfigError(
+                f"TPQUIZ_DATABASE_URL names no database ({redact_url(text)}): add it after "
+                "the host, e.g. postgresql://user:password@host:5432/tpquiz"
+            )
+        return cls(text)
+
+
+def redact_url(url: str) -> str:
+    """`url` with its password (user part and ?password=) replaced by ***."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostinfo = netloc.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}:{REDACTED}@{hostinfo}" if colon else netloc
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k == "password" for k, _ in pairs):
+            pairs = [(k, REDACTED if k == "password" else v) for k, v in pairs]
+            query = urlencode(pairs, safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def postgres_not_ready(url: DatabaseUrl) -> str:
+    """Why `tpquiz run` refuses TPQUIZ_DATABASE_URL for now (issue 15 is in progress)."""
+    return (
+        f"PostgreSQL storage is not complete yet: TPQUIZ_DATABASE_URL is set ({url.redacted}), "
+        "but the bot's stores run on SQLite only so far; unset TPQUIZ_DATABASE_URL to run "
+        "on the SQLite file named by TPQUIZ_DB"
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     token: str | None = field(default=None, repr=False)
@@ -173,6 +279,15 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     #: Days a server's data is kept after it removed the bot (docs/privacy.md).
     guild_retention_days: int = 30
+    #: TPQUIZ_DATABASE_URL: PostgreSQL instead of the SQLite file (issue 15, in progress).
+    database_url: DatabaseUrl | None = None
+    #: Discord shards across all processes (TPQUIZ_SHARD_COUNT); None: one unsharded
+    #: connection, as before sharding existed (docs/operations.md "Scaling out").
+    shard_count: int | None = None
+    #: The shards this process runs (TPQUIZ_SHARDS); None: all of `shard_count`.
+    shard_ids: tuple[int, ...] | None = None
+    #: Processes sharing the bot token (TPQUIZ_PROCESS_COUNT): the daily pacer's share.
+    process_count: int = 1
 
     def require_token(self) -> str:
         problem = token_problem(self.token)
@@ -246,6 +361,7 @@ class Settings:
             )
         except ValueError as exc:
             raise ConfigError(f"TPQUIZ_GUILD_RETENTION_DAYS {exc}") from None
+        shard_count, shard_ids, process_count = _shard_settings(get)
         for name, schemes, example in (
             ("DISCORD_API_BASE", ("http", "https"), "https://discord.com/api/v10"),
             ("DISCORD_GATEWAY_URL", ("ws", "wss"), "wss://gateway.discord.gg/"),
@@ -253,8 +369,10 @@ class Settings:
             problem = endpoint_problem(name, get(name), schemes, example)
             if problem:
                 raise ConfigError(problem)
+        database_url = get("TPQUIZ_DATABASE_URL")
         return cls(
             token=get("DISCORD_TOKEN"),
+            database_url=DatabaseUrl.parse(database_url) if database_url else None,
             db_path=_path_setting(get("TPQUIZ_DB") or str(DEFAULT_DB)),
             question_paths=question_paths(questions),
             sync_guilds=sync_guilds,
@@ -268,4 +386,66 @@ class Settings:
             metrics_port=int(metrics_port) if metrics_port else None,
             metrics_host=get("TPQUIZ_METRICS_HOST") or "127.0.0.1",
             guild_retention_days=retention_days,
+            shard_count=shard_count,
+            shard_ids=shard_ids,
+            process_count=process_count,
         )
+
+
+def _shard_settings(
+    get: Callable[[str], str | None],
+) -> tuple[int | None, tuple[int, ...] | None, int]:
+    """TPQUIZ_SHARD_COUNT, TPQUIZ_SHARDS and TPQUIZ_PROCESS_COUNT, checked together.
+
+    Each mistake gets one line naming the setting: a wrong split of the shards makes two
+    processes post for the same servers, or no process for some of them.
+    """
+    count_text, shards_text = get("TPQUIZ_SHARD_COUNT"), get("TPQUIZ_SHARDS")
+    processes_text = get("TPQUIZ_PROCESS_COUNT")
+    shard_count: int | None = None
+    if count_text is not None:
+        try:
+            shard_count = int(
+                parse_number(count_text, "a number of shards", 1, MAX_SHARD_COUNT, integer=True)
+            )
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_SHARD_COUNT {exc}") from None
+    shard_ids: tuple[int, ...] | None = None
+    if shards_text is not None:
+        if shard_count is None:
+            raise ConfigError(
+                "TPQUIZ_SHARDS is set but TPQUIZ_SHARD_COUNT is not: set TPQUIZ_SHARD_COUNT to"
+                " the number of shards across all processes"
+            )
+        try:
+            shard_ids = parse_shard_ids(shards_text, shard_count)
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_SHARDS {exc}") from None
+    process_count = 1
+    if processes_text is not None:
+        try:
+            process_count = int(
+                parse_number(
+                    processes_text, "a number of processes", *PROCESS_COUNT_RANGE, integer=True
+                )
+            )
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_PROCESS_COUNT {exc}") from None
+    if process_count > 1:
+        if shard_count is None or shard_ids is None:
+            raise ConfigError(
+                f"TPQUIZ_PROCESS_COUNT={process_count} but TPQUIZ_SHARDS is not set: give each"
+                " process its own shards (e.g. TPQUIZ_SHARD_COUNT=4 and TPQUIZ_SHARDS=0-1 or"
+                " 2-3), or every process would post for every server"
+            )
+        if process_count > shard_count:
+            raise ConfigError(
+                f"TPQUIZ_PROCESS_COUNT={process_count} is more than TPQUIZ_SHARD_COUNT="
+                f"{shard_count}: every process needs at least one shard"
+            )
+        if len(shard_ids) == shard_count:
+            raise ConfigError(
+                f"TPQUIZ_PROCESS_COUNT={process_count} but TPQUIZ_SHARDS names all"
+                f" {shard_count} shards: give each process only its own part"
+            )
+    return shard_count, shard_ids, process_count

@@ -272,14 +272,14 @@ class DailyService:
     async def close(self, post_id: int, now: datetime) -> Reveal | None:
         """Close a daily post. None when another closer got there first (only one of
         them edits the message) or the question left the bank."""
-        post = await self.store.close(post_id, to_ms(now))
-        if post is None:
+        closed = await self.store.close(post_id, to_ms(now))
+        if closed is None:
             return None
+        post, counts = closed
         question = self.quiz.question_of(post)
         if question is None:
             log.warning(
                 "daily post %s closed; its question %s left the bank", post_id, post.question_id
             )
             return None
-        counts = await self.storage.posts.choice_counts(post_id)
         return Reveal(post, question, counts)

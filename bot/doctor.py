@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
-from bot.config import Settings, token_problem
+from bot.config import Settings, postgres_not_ready, token_problem
 from bot.health import heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, bundled_question_files, check_files
 from bot.runlock import running_pid
@@ -132,6 +132,37 @@ async def check_database(settings: Settings) -> list[Check]:
             )
         )
     return results + running
+
+
+async def check_postgres(settings: Settings) -> list[Check]:
+    """TPQUIZ_DATABASE_URL, when set: the server answers, the schema version, and that
+    `tpquiz run` does not use it yet (issue 15). Never migrates; shows the URL redacted."""
+    url = settings.database_url
+    if url is None:
+        return []
+    from bot.storage.pg.db import PgDatabase, pg_migrations
+    from bot.storage.problems import DatabaseUnusable
+
+    newest = len(pg_migrations())
+    try:
+        db = await PgDatabase.open(url, migrate=False, min_size=1, max_size=1)
+    except DatabaseUnusable as exc:
+        return [Check("FAIL", "postgres", str(exc))]
+    try:
+        version = await db.schema_version()
+        async with db.pool.acquire() as conn:
+            server = conn.get_server_version()
+    finally:
+        await db.close()
+    schema = f"at schema {version}/{newest}" if version else "empty (no tpquiz schema yet)"
+    return [
+        Check(
+            "ok",
+            "postgres",
+            f"{url.redacted} answers (PostgreSQL {server.major}.{server.minor}), {schema}",
+        ),
+        Check("FAIL", "postgres", postgres_not_ready(url)),
+    ]
 
 
 #: Pending server deletions listed one by one; more are counted.
@@ -277,6 +308,7 @@ async def run_doctor(settings: Settings, *, offline: bool = False) -> list[Check
     """Every check, in order; the caller prints them and exits 1 if any failed."""
     results = check_token(settings)
     results += await check_database(settings)
+    results += await check_postgres(settings)
     results += await asyncio.to_thread(check_bank, settings)
     if offline:
         results.append(Check("skip", "discord", "skipped (--offline)"))

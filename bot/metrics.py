@@ -58,6 +58,8 @@ CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
 INTERACTION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 2.5, 3.0, 5.0, 10.0)
 #: A BEGIN IMMEDIATE..COMMIT on a small SQLite file takes about a millisecond.
 DB_WRITE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0)
+#: Group commit batches: 1 is a lone click; the writer takes at most 64 (bot/storage/group_commit.py).
+CLICK_BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 
 # No `<name>_created` series beside every counter and histogram: the text format exposes
 # them as extra gauges nobody graphs, and the series (and dashboards) stay what they were
@@ -94,6 +96,12 @@ class Metrics:
             "tpquiz_db_write_seconds",
             "Duration of committed database write transactions (BEGIN to COMMIT).",
             buckets=DB_WRITE_BUCKETS,
+            registry=r,
+        )
+        self.click_batch_size = Histogram(
+            "tpquiz_click_batch_size",
+            "Clicks committed together in one transaction (group commit).",
+            buckets=CLICK_BATCH_BUCKETS,
             registry=r,
         )
         self.guilds = Gauge("tpquiz_guilds", "Servers the bot is in.", registry=r)
@@ -139,6 +147,10 @@ class Metrics:
     def observe_db_write(self, seconds: float) -> None:
         """Matches `Database.on_commit`."""
         self.db_write_seconds.observe(seconds)
+
+    def observe_click_batch(self, size: int) -> None:
+        """Matches `GroupCommit.on_batch`."""
+        self.click_batch_size.observe(size)
 
     # -- reading back (tests, doctor) -----------------------------------------------------
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
 
 from bot.storage import Storage
@@ -61,8 +62,11 @@ class PrivacyService:
             log.info("back in guild %s: its pending deletion is cancelled", guild_id)
         return cancelled
 
-    async def delete_due(self, now: datetime) -> list[int]:
-        deleted = await self.storage.privacy.delete_due(_ms(now))
+    async def delete_due(
+        self, now: datetime, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
+        """Delete the servers due at `now`; `owns` limits it to this process's shards."""
+        deleted = await self.storage.privacy.delete_due(_ms(now), owns=owns)
         for guild_id in deleted:
             log.info("deleted the data of guild %s (removed the bot long enough ago)", guild_id)
         return deleted

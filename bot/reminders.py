@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -69,11 +70,19 @@ class ReminderService:
         timezone = daily.timezone if daily else "UTC"
         return ReminderSetting(enabled, chosen or post_time, timezone, chosen is None)
 
-    async def due(self, now: datetime) -> list[DueReminder]:
-        """Reminders due at `now` whose member has enough cards due (not yet claimed)."""
+    async def due(
+        self, now: datetime, *, owns: Callable[[int], bool] | None = None
+    ) -> list[DueReminder]:
+        """Reminders due at `now` whose member has enough cards due (not yet claimed).
+
+        `owns` (a process's shards, bot/shards.py) skips other processes' servers
+        before their cards are counted.
+        """
         found = []
         now_ms = int(now.timestamp() * 1000)
         for row in await self.store.enabled():
+            if owns is not None and not owns(row.guild_id):
+                continue
             try:
                 zone(row.timezone)
                 day = reminder_day(

@@ -5,25 +5,40 @@ the write lock (a backup, say). `within_deadline` runs the work and, if it is no
 after `DEFER_AFTER` seconds, defers the interaction so Discord keeps waiting; the reply
 then goes out as a followup or an edit. The work itself is never cancelled, so a slow
 commit still lands and the member still hears about it.
+
+`preamble` is what every handler does before it renders anything: the server check, the
+member's language, the work within the deadline, and the error reply if any of it fails.
+It is one function so that a handler cannot forget a step (a DM click that reached the
+database, an error that left the member with "interaction failed").
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import discord
+from discord import app_commands
 
 from bot.i18n import t
-from bot.limits import fit
+from bot.limits import display_name, fit
+from bot.options import logged, refusal_for
 from bot.quiz.model import Lang, lang_for_locale
 from bot.service import AnswerNotSaved, QuizError
 from bot.storage.db import WriteFailed
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+#: The interaction type of the discord.py methods a cog or a button overrides (`callback`,
+#: `from_custom_id`, `interaction_check`, `cog_app_command_error`): discord.py declares
+#: them generic over the client, so `discord.Interaction[TPQuizBot]` there is not a valid
+#: override. Each such method hands the interaction on to code typed with
+#: `discord.Interaction[TPQuizBot]`; everything else uses that type.
+AnyInteraction = discord.Interaction[Any]
 
 #: Seconds to wait before deferring; Discord fails interactions not answered in 3 s.
 DEFER_AFTER = 2.0
@@ -100,3 +115,84 @@ async def report_error(interaction: discord.Interaction[Any], exc: BaseException
         await reply(interaction, content=text, ephemeral=True)
     except discord.HTTPException:
         log.warning("could not report an error for interaction %s", interaction.id, exc_info=True)
+
+
+async def report_command_error(
+    interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+) -> None:
+    """A command's error handler: an option refused on arrival (`refusal_for`), else what
+    the command raised, told to the member as `report_error` does."""
+    refused = refusal_for(interaction, error, user_lang(interaction))
+    await report_error(interaction, refused or getattr(error, "original", None) or error)
+
+
+async def refuse_click(interaction: discord.Interaction[Any], key: str) -> None:
+    """Answer a click whose custom_id the bot did not write (see bot.custom_ids)."""
+    custom_id = interaction.data.get("custom_id") if interaction.data else None
+    log.warning(
+        "refused a click from user %s in guild %s: custom_id %s (%s)",
+        interaction.user.id,
+        interaction.guild_id,
+        logged(custom_id),
+        key,
+    )
+    await report_error(interaction, QuizError(key))
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who interacted, where and in which language: what a handler's work reads."""
+
+    interaction: discord.Interaction[Any]
+    lang: Lang
+
+    @property
+    def guild_id(self) -> int:
+        """The server interacted in; `QuizError("guild_only")` in a DM (reported as any
+        failure of the work is), so a handler that needs a server just reads it."""
+        guild_id = self.interaction.guild_id
+        if guild_id is None:
+            raise QuizError("guild_only")
+        return guild_id
+
+    @property
+    def user_id(self) -> int:
+        return self.interaction.user.id
+
+    @property
+    def name(self) -> str:
+        """The member's display name, cut and cleaned for the leaderboard."""
+        return display_name(self.interaction.user.display_name)
+
+
+@dataclass(frozen=True, slots=True)
+class Done(Generic[T]):
+    """The work's result, and the language to render it in."""
+
+    value: T
+    lang: Lang
+
+
+async def preamble(
+    interaction: discord.Interaction[Any],
+    work: Callable[[Caller], Awaitable[T]],
+    *,
+    ephemeral: bool,
+    update: bool = False,
+    defer_after: float = DEFER_AFTER,
+) -> Done[T] | None:
+    """Run a handler's work for `interaction`: None once a failure has been reported.
+
+    The work gets the `Caller` (reading `caller.guild_id` is the server check) and runs
+    `within_deadline` (deferred as `ephemeral` / `update` say). Any exception, from the
+    check or the work, goes to `report_error`, and the handler only has to return.
+    """
+    caller = Caller(interaction, user_lang(interaction))
+    try:
+        value = await within_deadline(
+            interaction, work(caller), ephemeral=ephemeral, update=update, defer_after=defer_after
+        )
+    except Exception as exc:
+        await report_error(interaction, exc)
+        return None
+    return Done(value, caller.lang)

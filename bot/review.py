@@ -3,7 +3,7 @@
 A round is a personal run (test_runs, kind 'review') of up to ten questions chosen by
 `bot.quiz.review.pick_round` from the member's cards, so its buttons carry only the run,
 the position and the choice, and keep working after a restart. Each answer is recorded
-like any other (`QuizService._record`): the first answer to a question earns its point,
+like any other (`QuizService.record_answer`): the first answer to a question earns its point,
 a review of an answered one earns none and counts for accuracy, and the member's card is
 rescheduled in the same transaction. Knows nothing of Discord.
 """
@@ -172,9 +172,10 @@ class ReviewService:
         question = self.question_at(run, position)
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
-        result = await self.quiz._record(
+        result = await self.quiz.record_answer(
             guild_id, user_id, name, question, choice_index, test_run_id=run_id
         )
+        assert result is not None  # only a post closes
         answered_now = ReviewQuestion(run, position, question)
         answered, remaining = await self._remaining(run)
         if remaining:

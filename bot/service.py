@@ -20,6 +20,7 @@ from bot.quiz.scoring import AnswerResult, weakest_topics
 from bot.quiz.templates import TemplateError, TemplateSet, encode_params
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
 from bot.storage import MemberStats, Post, RankedScore, Storage, TestRun
+from bot.storage.clicks import PostGone
 from bot.storage.db import WriteFailed
 
 Clock = Callable[[], datetime]
@@ -190,8 +191,13 @@ class QuizService:
             return None
         return post, question
 
-    async def load_post(self, post_id: int, guild_id: int) -> tuple[Post, Question]:
-        post = await self.storage.posts.get(post_id)
+    async def load_post(
+        self, post_id: int, guild_id: int, *, for_click: bool = False
+    ) -> tuple[Post, Question]:
+        """The post and its question; QuizError when it is unknown here or left the
+        bank. `for_click` reads an open post from memory (`PostStore.for_click`)."""
+        posts = self.storage.posts
+        post = await (posts.for_click(post_id) if for_click else posts.get(post_id))
         # A post of another server is treated as unknown: one server never sees another's.
         if post is None or post.guild_id != guild_id:
             raise QuizError("unknown_post")
@@ -203,23 +209,28 @@ class QuizService:
     async def answer_post(
         self, *, post_id: int, guild_id: int, user_id: int, name: str, choice_index: int
     ) -> PostAnswer:
-        post, question = await self.load_post(post_id, guild_id)
+        """Record a click on a post. Whether the post is closed is decided inside the
+        click's transaction (bot/storage/clicks.py), which also holds the daily streak
+        of a daily post, so a click that arrives as the post closes scores nothing and
+        the reveal's counts match what was recorded."""
+        post, question = await self.load_post(post_id, guild_id, for_click=True)
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
         if post.closed_at is not None:
             return PostAnswer(post, question, None, closed=True)
-        result = await self._record(
-            guild_id, user_id, name, question, choice_index, post_id=post_id
-        )
-        if post.kind == "daily" and not result.duplicate:
-            try:
-                await self.storage.daily.record_answer(guild_id, user_id, post_id)
-            except WriteFailed as exc:
-                # The answer itself is saved; only the streak missed this day.
-                log.warning("daily streak of post %s not updated: %s", post_id, exc.reason)
+        try:
+            result = await self.record_answer(
+                guild_id, user_id, name, question, choice_index, post_id=post_id
+            )
+        except PostGone:
+            self.storage.posts.forget(post_id)
+            raise QuizError("unknown_post") from None
+        if result is None:
+            self.storage.posts.forget(post_id)
+            return PostAnswer(post, question, None, closed=True)
         return PostAnswer(post, question, result)
 
-    async def _record(
+    async def record_answer(
         self,
         guild_id: int,
         user_id: int,
@@ -227,9 +238,10 @@ class QuizService:
         question: Question,
         choice_index: int,
         **belongs_to: int,
-    ) -> AnswerResult:
-        """Record the answer (to `post_id` or `test_run_id`); AnswerNotSaved if it did not
-        commit, so the member is told it was not saved rather than that it was."""
+    ) -> AnswerResult | None:
+        """Record the answer (to `post_id` or `test_run_id`); None if its post had
+        closed; AnswerNotSaved if it did not commit, so the member is told it was not
+        saved rather than that it was."""
         try:
             return await self.storage.answers.record(
                 guild_id=guild_id,
@@ -283,9 +295,10 @@ class QuizService:
             raise QuizError("question_removed", question_id=run.question_ids[position])
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
-        result = await self._record(
+        result = await self.record_answer(
             guild_id, user_id, name, question, choice_index, test_run_id=run_id
         )
+        assert result is not None  # only a post closes
         answered = await self.storage.test_runs.answers(run_id)
         remaining = [i for i, qid in enumerate(run.question_ids) if qid not in answered]
         if remaining:

@@ -10,7 +10,7 @@ failed". Here the member is told to reload, and the log gets one line.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -19,12 +19,15 @@ from bot.options import logged
 from bot.responses import report_error
 from bot.service import QuizError
 
+if TYPE_CHECKING:
+    from bot.client import TPQuizBot
+
 log = logging.getLogger(__name__)
 
 
-class CommandTree(app_commands.CommandTree[Any]):
+class CommandTree(app_commands.CommandTree["TPQuizBot"]):
     async def on_error(
-        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
+        self, interaction: discord.Interaction[TPQuizBot], error: app_commands.AppCommandError, /
     ) -> None:
         if not isinstance(
             error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch

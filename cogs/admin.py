@@ -7,7 +7,7 @@ caller's permissions in the channel (`interaction.permissions.manage_guild`), an
 with an ephemeral message otherwise.
 
 Handlers are glue: they read the interaction, call `bot.daily.DailyService` (through the
-daily cog's poster for `daily now`, which has to send) and answer ephemerally in the
+bot's daily poster for `daily now`, which has to send) and answer ephemerally in the
 caller's language.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import discord
 from discord import app_commands
@@ -23,21 +23,21 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.daily import DailyOverview, DailyService
+from bot.daily_poster import DailyPoster, error_fields
 from bot.i18n import t
 from bot.options import check_options, refusal_for
 from bot.quiz.model import Lang
 from bot.quiz.schedule import format_time, timezone_suggestions
 from bot.render import QUESTION_COLOUR, day_label
-from bot.responses import reply, report_error, user_lang, within_deadline
+from bot.responses import AnyInteraction, reply, report_error, user_lang, within_deadline
 from bot.service import QuizError
-from cogs.daily import DailyPoster, error_fields
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
 
 #: What the bot needs in the daily channel, in the order a missing one is reported.
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
@@ -146,27 +146,21 @@ class AdminCog(
 
     @property
     def poster(self) -> DailyPoster:
-        """The daily cog's poster (shared pacing); a private one if that cog is absent.
-
-        Looked up by name, not isinstance: load_extension executes each cog module afresh.
-        """
-        poster = getattr(self.bot.get_cog("DailyCog"), "poster", None)
-        if poster is not None:
-            return cast(DailyPoster, poster)
-        return DailyPoster(self.bot, DailyService(self.bot.service))
+        """The bot's daily poster: the pacing `daily now` shares with the daily tick."""
+        return self.bot.poster
 
     @property
     def service(self) -> DailyService:
-        return self.poster.service
+        return self.bot.daily
 
     async def _refresh_open_post(self, guild_id: int) -> None:
         """Re-render the open daily post after its closing time moved (through the
         coalesced post edits, which render the stored post as it is now)."""
         post = await self.service.open_post(guild_id)
-        if post is not None and post.message_id is not None and self.bot.count_edits is not None:
+        if post is not None and post.message_id is not None:
             self.bot.count_edits.touch(post.id)
 
-    async def interaction_check(self, interaction: Interaction, /) -> bool:
+    async def interaction_check(self, interaction: AnyInteraction, /) -> bool:
         """Checked on every subcommand, before its options are converted: in a server, by
         someone who can manage it, with only the option values Discord offers."""
         if interaction.guild_id is None:
@@ -339,7 +333,7 @@ class AdminCog(
         await reply(interaction, content=text, ephemeral=True)
 
     async def cog_app_command_error(
-        self, interaction: Interaction, error: app_commands.AppCommandError
+        self, interaction: AnyInteraction, error: app_commands.AppCommandError
     ) -> None:
         """Every refusal and failure becomes an ephemeral message in the caller's language."""
         original = getattr(error, "original", error)

@@ -42,14 +42,22 @@ DB_PROBE_KEY = "health:heartbeat"
 
 
 def gateway_connected(bot: TPQuizBot) -> bool:
-    """Whether the gateway is up now (see the module docstring for why this test)."""
-    ws = bot.ws
+    """Whether the gateway is up now (see the module docstring for why this test).
+
+    Sharded (TPQUIZ_SHARD_COUNT), `bot.ws` is always None: every shard of this process
+    must be open instead, and the latency is their average.
+    """
     latency = bot.latency
+    if isinstance(bot, commands.AutoShardedBot):
+        shards = bot.shards.values()
+        connected = bool(shards) and not any(shard.is_closed() for shard in shards)
+    else:
+        ws = bot.ws
+        connected = ws is not None and ws.open
     return (
         bot.is_ready()
         and not bot.is_closed()
-        and ws is not None
-        and ws.open
+        and connected
         and math.isfinite(latency)
         and latency >= 0
     )

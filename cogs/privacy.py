@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -20,23 +20,24 @@ from discord import app_commands
 from bot.command_groups import join_group, leave_group
 from bot.custom_ids import number
 from bot.i18n import t
-from bot.options import check_options, refusal_for
-from bot.privacy import PrivacyService
+from bot.options import check_options
 from bot.quiz.model import Lang
-from bot.responses import reply, report_error, update, user_lang, within_deadline
-from cogs.quiz import refuse_click
+from bot.responses import (
+    AnyInteraction,
+    preamble,
+    refuse_click,
+    reply,
+    report_command_error,
+    update,
+    user_lang,
+)
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
-
-
-def _service(interaction: Interaction) -> PrivacyService:
-    bot = cast("TPQuizBot", interaction.client)
-    return PrivacyService(bot.storage, bot.settings.guild_retention_days)
+Interaction = discord.Interaction["TPQuizBot"]
 
 
 class ForgetButton(
@@ -61,13 +62,16 @@ class ForgetButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ForgetButton:
         guild, user = number(match["guild"]), number(match["user"])
         # A number the bot did not write matches nobody: the click is refused below.
         return cls(match["action"], -1 if guild is None else guild, -1 if user is None else user)
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
+        await self.pressed(interaction)
+
+    async def pressed(self, interaction: Interaction) -> None:
         if self.user_id != interaction.user.id or self.guild_id != interaction.guild_id:
             await refuse_click(interaction, "not_your_forget")
             return
@@ -75,17 +79,15 @@ class ForgetButton(
         if self.action == "no":
             await update(interaction, content=t("forget_cancelled", lang), view=None)
             return
-        try:
-            deleted = await within_deadline(
-                interaction,
-                _service(interaction).forget_member(self.guild_id, self.user_id),
-                ephemeral=True,
-                update=True,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction,
+            lambda caller: interaction.client.privacy.forget_member(caller.guild_id, self.user_id),
+            ephemeral=True,
+            update=True,
+        )
+        if done is None:
             return
-        text = t("forget_done", lang, rows=sum(deleted.values()))
+        text = t("forget_done", lang, rows=sum(done.value.values()))
         await update(interaction, content=text, view=None)
 
 
@@ -123,32 +125,24 @@ async def my_data_command(interaction: Interaction) -> None:
     if interaction.guild_id is None:
         raise app_commands.NoPrivateMessage()
     check_options(interaction)
-    lang = user_lang(interaction)
-    try:
-        data = await within_deadline(
-            interaction,
-            _service(interaction).export_json(interaction.guild_id, interaction.user.id),
-            ephemeral=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: interaction.client.privacy.export_json(caller.guild_id, caller.user_id),
+        ephemeral=True,
+    )
+    if done is None:
         return
     name = f"tpquiz-my-data-{interaction.guild_id}.json"
     await reply(
         interaction,
-        content=t("my_data", lang),
-        file=discord.File(io.BytesIO(data), filename=name),
+        content=t("my_data", done.lang),
+        file=discord.File(io.BytesIO(done.value), filename=name),
         ephemeral=True,
     )
 
 
-async def _error(interaction: Interaction, error: app_commands.AppCommandError) -> None:
-    refused = refusal_for(interaction, error, user_lang(interaction))
-    await report_error(interaction, refused or getattr(error, "original", None) or error)
-
-
-forget_me_command.error(_error)
-my_data_command.error(_error)
+forget_me_command.error(report_command_error)
+my_data_command.error(report_command_error)
 
 _COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (
     forget_me_command,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -21,32 +21,34 @@ from discord.app_commands import locale_str
 from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
-from bot.item_service import ItemStatsService
 from bot.quiz.itemstats import ItemStats
-from bot.quiz.model import Lang
+from bot.quiz.model import Lang, Question
 from bot.render_items import pages_of, question_embed, questions_embed
-from bot.reports_service import ReportService
-from bot.responses import reply, report_error, update, user_lang
+from bot.responses import AnyInteraction, preamble, reply, update
 from bot.service import QuizError
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
+    from bot.storage.reports import Report
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
 
 NO_MENTIONS = discord.AllowedMentions.none()
 #: The longest question id the option accepts (bank ids are far shorter).
 ID_LENGTH = 100
 
 
-def _service(interaction: Interaction) -> ItemStatsService:
-    return ItemStatsService(cast("TPQuizBot", interaction.client).service)
-
-
-def _admin(interaction: Interaction) -> None:
+def _admin(interaction: Interaction) -> int:
+    """The server, for a caller who may manage it (else a QuizError)."""
     require_manage_guild(interaction, "the item statistics")
+    assert interaction.guild_id is not None  # checked just above
+    return interaction.guild_id
+
+
+async def _flagged(interaction: Interaction) -> list[ItemStats]:
+    return await interaction.client.items.flagged(_admin(interaction))
 
 
 class PageButton(
@@ -68,19 +70,20 @@ class PageButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> PageButton:
         return cls(number(match["page"], 10_000) or 0, match["dir"])
 
-    async def callback(self, interaction: Interaction) -> None:
-        lang = user_lang(interaction)
-        try:
-            _admin(interaction)
-            assert interaction.guild_id is not None
-            flagged = await _service(interaction).flagged(interaction.guild_id)
-        except Exception as exc:
-            await report_error(interaction, exc)
+    async def callback(self, interaction: AnyInteraction) -> None:
+        await self.pressed(interaction)
+
+    async def pressed(self, interaction: Interaction) -> None:
+        done = await preamble(
+            interaction, lambda caller: _flagged(interaction), ephemeral=True, update=True
+        )
+        if done is None:
             return
+        flagged, lang = done.value, done.lang
         page = min(self.page, pages_of(len(flagged)) - 1)
         await update(
             interaction,
@@ -114,14 +117,10 @@ def page_view(flagged: list[ItemStats], page: int, lang: Lang) -> discord.ui.Vie
 async def questions_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        flagged = await _service(interaction).flagged(interaction.guild_id)
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(interaction, lambda caller: _flagged(interaction), ephemeral=True)
+    if done is None:
         return
+    flagged, lang = done.value, done.lang
     shown = min(page - 1, pages_of(len(flagged)) - 1)
     await reply(
         interaction,
@@ -130,6 +129,20 @@ async def questions_command(
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )
+
+
+async def _one_question(
+    interaction: Interaction, question_id: str
+) -> tuple[Question, ItemStats | None, list[Report]]:
+    """One question's statistics and open reports in the caller's server."""
+    guild_id = _admin(interaction)
+    items = interaction.client.items
+    question = items.question(question_id)
+    if question is None:
+        raise QuizError("question_unknown", question_id=question_id)
+    stats = await items.one(guild_id, question_id)
+    reports = await interaction.client.reports.reports_of_question(guild_id, question_id)
+    return question, stats, reports
 
 
 @app_commands.command(
@@ -141,24 +154,15 @@ async def questions_command(
 async def question_command(
     interaction: Interaction, question_id: app_commands.Range[str, 1, ID_LENGTH]
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        items = _service(interaction)
-        question = items.question(question_id)
-        if question is None:
-            raise QuizError("question_unknown", question_id=question_id)
-        stats = await items.one(interaction.guild_id, question_id)
-        reports = await ReportService(items.service).reports_of_question(
-            interaction.guild_id, question_id
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction, lambda caller: _one_question(interaction, question_id), ephemeral=True
+    )
+    if done is None:
         return
+    question, stats, reports = done.value
     await reply(
         interaction,
-        embed=question_embed(question, stats, reports, lang),
+        embed=question_embed(question, stats, reports, done.lang),
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )
@@ -171,7 +175,7 @@ async def _question_autocomplete(
     if not isinstance(current, str) or len(current) > ID_LENGTH:
         return []
     return [
-        app_commands.Choice(name=i, value=i) for i in _service(interaction).ids_matching(current)
+        app_commands.Choice(name=i, value=i) for i in interaction.client.items.ids_matching(current)
     ]
 
 

@@ -3,9 +3,12 @@
 This cog owns the `tpquiz` group; `/tpquiz review` (cogs/review.py) and `/tpquiz stats`
 (cogs/stats.py) join it from their own modules.
 
-Each handler reads the interaction, calls `bot.service`, and renders the result. The
-buttons are `DynamicItem`s whose custom_id carries all the state a click needs (post id
-and choice, or test run, position and choice), so they keep working after a restart.
+Each handler reads the interaction, calls `bot.service` (through `bot.responses.preamble`:
+server check, language, deadline, error reply), and renders the result. The buttons are
+`DynamicItem`s whose custom_id carries all the state a click needs (test run, position
+and choice; a leaderboard page), so they keep working after a restart. A post's answer
+buttons are in `bot.buttons.answer`, as the daily posts show them too; this cog
+registers them.
 """
 
 from __future__ import annotations
@@ -19,89 +22,33 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render
+from bot.buttons.answer import AnswerButton, answer_view
+from bot.buttons.report import report_view
 from bot.custom_ids import number, run_click
 from bot.i18n import t
-from bot.limits import display_name
-from bot.options import check_options, logged, refusal_for
-from bot.post_updates import CoalescedEdits
-from bot.quiz.model import LETTERS, TOPICS, Lang
+from bot.options import check_options
+from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
-from bot.responses import reply, report_error, update, user_lang, within_deadline
-from bot.service import QuizError
-from cogs.reports import report_view
+from bot.responses import (
+    AnyInteraction,
+    Caller,
+    preamble,
+    refuse_click,
+    reply,
+    report_command_error,
+    update,
+)
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
+    from bot.storage.posts import Post
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
-
-
-def _bot(interaction: Interaction) -> TPQuizBot:
-    return cast("TPQuizBot", interaction.client)
-
-
-def _name(interaction: Interaction) -> str:
-    return display_name(interaction.user.display_name)
-
-
-async def refuse_click(interaction: Interaction, key: str) -> None:
-    """Answer a click whose custom_id the bot did not write (see bot.custom_ids)."""
-    custom_id = interaction.data.get("custom_id") if interaction.data else None
-    log.warning(
-        "refused a click from user %s in guild %s: custom_id %s (%s)",
-        interaction.user.id,
-        interaction.guild_id,
-        logged(custom_id),
-        key,
-    )
-    await report_error(interaction, QuizError(key))
+Interaction = discord.Interaction["TPQuizBot"]
 
 
 # -- buttons ---------------------------------------------------------------------------
-
-
-class AnswerButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"tpq:a:(?P<post>[^:]+):(?P<choice>[^:]+)",
-):
-    """A lettered answer button on a question post.
-
-    The template takes any text between the colons so that a forged number still gets
-    an answer (`refusal`), not silence; `from_custom_id` reads the numbers strictly.
-    """
-
-    refusal: str | None = None
-
-    def __init__(self, post_id: int, choice_index: int, letter: str = "?") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=letter,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"tpq:a:{post_id}:{choice_index}",
-            )
-        )
-        self.post_id = post_id
-        self.choice_index = choice_index
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> AnswerButton:
-        post, choice = number(match["post"]), number(match["choice"], 9)
-        button = cls(post or 0, choice or 0)
-        if post is None:
-            button.refusal = "unknown_post"
-        elif choice is None:
-            button.refusal = "bad_choice"
-        return button
-
-    async def callback(self, interaction: Interaction) -> None:
-        if self.refusal is not None:
-            await refuse_click(interaction, self.refusal)
-            return
-        await answer_post(interaction, self.post_id, self.choice_index)
 
 
 class TestButton(
@@ -126,14 +73,14 @@ class TestButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TestButton:
         numbers, refusal = run_click(match, "unknown_test")
         button = cls(*numbers)
         button.refusal = refusal
         return button
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
         if self.refusal is not None:
             await refuse_click(interaction, self.refusal)
             return
@@ -163,13 +110,13 @@ class LeaderboardButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> LeaderboardButton:
         period = match["period"] if match["period"] in PERIODS else "all"
         page = number(match["page"], 999_999) or 0
         return cls(cast(Period, period), page, match["dir"])
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: AnyInteraction) -> None:
         # Paging someone else's board: an ephemeral copy of your own, with your rank line,
         # so the caller's message is not changed under them (issue #12).
         own = _invoker(interaction) in (None, interaction.user.id)
@@ -182,13 +129,6 @@ def _invoker(interaction: Interaction) -> int | None:
     message = interaction.message
     metadata = message.interaction_metadata if message is not None else None
     return metadata.user.id if metadata is not None else None
-
-
-def answer_view(post_id: int, order: tuple[int, ...]) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    for pos, choice_index in enumerate(order):
-        view.add_item(AnswerButton(post_id, choice_index, LETTERS[pos]))
-    return view
 
 
 def test_view(run_id: int, position: int, order: tuple[int, ...]) -> discord.ui.View:
@@ -214,71 +154,26 @@ def leaderboard_view(period: Period, page: int, pages: int, lang: Lang) -> disco
 # -- handlers --------------------------------------------------------------------------
 
 
-async def answer_post(interaction: Interaction, post_id: int, choice_index: int) -> None:
-    bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        if interaction.guild_id is None:
-            raise QuizError("guild_only")
-        outcome = await within_deadline(
-            interaction,
-            bot.service.answer_post(
-                post_id=post_id,
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                name=_name(interaction),
-                choice_index=choice_index,
-            ),
-            ephemeral=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
-        return
-    post, question = outcome.post, outcome.question
-    if outcome.result is not None:
-        bot.metrics.answer_recorded(
-            correct=outcome.result.correct, duplicate=outcome.result.duplicate
-        )
-    if outcome.result is None:
-        embed = render.closed_embed(question, post.order, lang)
-    else:
-        embed = render.answer_embed(question, post.order, outcome.result, lang)
-        if not outcome.result.duplicate and bot.count_edits is not None:
-            bot.count_edits.touch(post.id)
-    # Measured as the reply goes out: the time the member waited for the bot.
-    age = discord.utils.utcnow() - interaction.created_at
-    bot.metrics.observe_interaction(age.total_seconds(), kind="answer")
-    try:
-        await reply(interaction, embed=embed, view=report_view("p", post_id, lang), ephemeral=True)
-    except discord.HTTPException:
-        # The answer is committed; only the message was lost.
-        log.warning("could not send the answer reply for post %s", post_id, exc_info=True)
-
-
 async def answer_test(
     interaction: Interaction, run_id: int, position: int, choice_index: int
 ) -> None:
-    bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        if interaction.guild_id is None:
-            raise QuizError("guild_only")
-        step = await within_deadline(
-            interaction,
-            bot.service.answer_test(
-                run_id=run_id,
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                name=_name(interaction),
-                position=position,
-                choice_index=choice_index,
-            ),
-            ephemeral=True,
-            update=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    bot = interaction.client
+    done = await preamble(
+        interaction,
+        lambda caller: bot.service.answer_test(
+            run_id=run_id,
+            guild_id=caller.guild_id,
+            user_id=caller.user_id,
+            name=caller.name,
+            position=position,
+            choice_index=choice_index,
+        ),
+        ephemeral=True,
+        update=True,
+    )
+    if done is None:
         return
+    step, lang = done.value, done.lang
     try:
         if step.summary is not None:
             first, *rest = render.test_summary_messages(step.summary, lang)
@@ -306,22 +201,18 @@ async def answer_test(
 async def show_leaderboard(
     interaction: Interaction, period: Period, page: int, *, edit: bool, ephemeral: bool = False
 ) -> None:
-    bot = _bot(interaction)
-    lang = user_lang(interaction)
-    try:
-        if interaction.guild_id is None:
-            raise QuizError("guild_only")
-        board = await within_deadline(
-            interaction,
-            bot.service.leaderboard(
-                guild_id=interaction.guild_id, user_id=interaction.user.id, period=period, page=page
-            ),
-            ephemeral=ephemeral,
-            update=edit,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    bot = interaction.client
+    done = await preamble(
+        interaction,
+        lambda caller: bot.service.leaderboard(
+            guild_id=caller.guild_id, user_id=caller.user_id, period=period, page=page
+        ),
+        ephemeral=ephemeral,
+        update=edit,
+    )
+    if done is None:
         return
+    board, lang = done.value, done.lang
     embed = render.leaderboard_embed(board, lang)
     view = leaderboard_view(period, board.page, board.pages, lang)
     try:
@@ -337,6 +228,19 @@ async def show_leaderboard(
             exc.text,
             exc.code,
         )
+
+
+async def _new_post(
+    bot: TPQuizBot, interaction: Interaction, caller: Caller, topic: str | None
+) -> tuple[Lang, Post, Question]:
+    """The server's post language, then a new post in the channel interacted in."""
+    guild_id, channel_id = caller.guild_id, interaction.channel_id
+    assert channel_id is not None  # a server interaction always has its channel
+    language = await bot.service.post_language(guild_id, str(interaction.guild_locale))
+    post, question = await bot.service.new_post(
+        guild_id=guild_id, channel_id=channel_id, language=language, topic=topic
+    )
+    return language, post, question
 
 
 # -- the cog ---------------------------------------------------------------------------
@@ -357,7 +261,7 @@ class QuizCog(
         self.bot = bot
         super().__init__()
 
-    async def interaction_check(self, interaction: Interaction, /) -> bool:
+    async def interaction_check(self, interaction: AnyInteraction, /) -> bool:
         """Before any option is converted: a server only, and only values Discord offers."""
         if interaction.guild_id is None:
             raise app_commands.NoPrivateMessage()
@@ -377,24 +281,14 @@ class QuizCog(
         self, interaction: Interaction, topic: app_commands.Choice[str] | None = None
     ) -> None:
         service = self.bot.service
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        try:
-            language = await service.post_language(
-                interaction.guild_id, str(interaction.guild_locale)
-            )
-            post, question = await within_deadline(
-                interaction,
-                service.new_post(
-                    guild_id=interaction.guild_id,
-                    channel_id=interaction.channel_id,
-                    language=language,
-                    topic=topic.value if topic else None,
-                ),
-                ephemeral=False,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction,
+            lambda caller: _new_post(self.bot, interaction, caller, topic.value if topic else None),
+            ephemeral=False,
+        )
+        if done is None:
             return
+        language, post, question = done.value
         embed = render.question_embed(question, post.order, language)
         try:
             message_id = await reply(
@@ -413,19 +307,16 @@ class QuizCog(
         ),
     )
     async def test(self, interaction: Interaction) -> None:
-        assert interaction.guild_id is not None
-        lang = user_lang(interaction)
-        try:
-            run, question = await within_deadline(
-                interaction,
-                self.bot.service.start_test(
-                    guild_id=interaction.guild_id, user_id=interaction.user.id
-                ),
-                ephemeral=True,
-            )
-        except Exception as exc:
-            await report_error(interaction, exc)
+        done = await preamble(
+            interaction,
+            lambda caller: self.bot.service.start_test(
+                guild_id=caller.guild_id, user_id=caller.user_id
+            ),
+            ephemeral=True,
+        )
+        if done is None:
             return
+        (run, question), lang = done.value, done.lang
         embed = render.test_question_embed(
             question, run.orders[0], lang, position=0, total=len(run.question_ids)
         )
@@ -447,28 +338,11 @@ class QuizCog(
         await show_leaderboard(interaction, chosen, 0, edit=False)
 
     async def cog_app_command_error(
-        self, interaction: Interaction, error: app_commands.AppCommandError
+        self, interaction: AnyInteraction, error: app_commands.AppCommandError
     ) -> None:
-        refused = refusal_for(interaction, error, user_lang(interaction))
-        await report_error(interaction, refused or getattr(error, "original", None) or error)
-
-
-async def _edit_count(bot: TPQuizBot, post_id: int) -> None:
-    """Re-render a post with its current answer count (called by CoalescedEdits)."""
-    found = await bot.service.post_for_render(post_id)
-    if found is None:
-        return
-    post, question = found
-    if post.message_id is None or post.closed_at is not None:
-        return
-    embed = render.post_embed(post, question)
-    message = bot.get_partial_messageable(post.channel_id).get_partial_message(post.message_id)
-    await message.edit(embed=embed)
+        await report_command_error(interaction, error)
 
 
 async def setup(bot: TPQuizBot) -> None:
     bot.add_dynamic_items(AnswerButton, TestButton, LeaderboardButton)
-    bot.count_edits = CoalescedEdits(
-        lambda post_id: _edit_count(bot, post_id), bot.settings.count_edit_interval
-    )
     await bot.add_cog(QuizCog(bot))

@@ -1,11 +1,15 @@
-"""Opt-in review reminders: the tick that DMs members, the setting, the 50007 notice.
+"""Opt-in review reminders: the tick that DMs members, and the 50007 notice.
 
 Order of operations, as for daily posts (cogs/daily.py): the member's day is claimed in
 the database before the DM is sent, so two ticks never send one member two reminders on
 a day; DMs go through the daily posts' pacer, so a minute with many reminders and many
 daily posts together stays under Discord's global rate limit. A DM Discord refuses with
 50007 (the member's DMs are closed) turns the reminder off; the member is told the next
-time a `/tpquiz` command of theirs completes (`on_app_command_completion`).
+time a `/tpquiz` command of theirs completes (`on_app_command_completion`). The setting
+itself is an option of `/tpquiz review` (cogs/review.py).
+
+Split into shards over several processes, a process reminds only the members of the
+servers on its own shards (`bot.ownership`).
 """
 
 from __future__ import annotations
@@ -14,24 +18,24 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from bot.buttons.review import start_view
+from bot.daily_poster import TICK_SECONDS, Pacer
 from bot.i18n import t
 from bot.reminders import DueReminder, ReminderService
-from bot.responses import reply, report_error, user_lang, within_deadline
-from cogs.daily import SENDS_PER_SECOND, TICK_SECONDS, Pacer
-from cogs.review import start_view
+from bot.responses import user_lang
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
 #: Discord's "Cannot send messages to this user".
 DMS_CLOSED = 50007
 
@@ -45,41 +49,12 @@ class ReminderRun:
     failed: list[DueReminder] = field(default_factory=list)
 
 
-async def set_reminder(interaction: Interaction, *, on: bool, time_text: str | None) -> None:
-    """`/tpquiz review remind:on|off [time]`: save the setting and say what it is now."""
-    bot = cast("TPQuizBot", interaction.client)
-    assert interaction.guild_id is not None
-    lang = user_lang(interaction)
-    try:
-        setting = await within_deadline(
-            interaction,
-            bot.reminders.set(
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                on=on,
-                time_text=time_text,
-                language=lang,
-            ),
-            ephemeral=True,
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
-        return
-    text = (
-        t("reminder_on", lang, time=setting.at, timezone=setting.timezone)
-        if setting.enabled
-        else t("reminder_off", lang)
-    )
-    await reply(interaction, content=text, ephemeral=True)
-
-
 class ReminderCog(commands.Cog):
     """Runs the reminder tick every TICK_SECONDS, like the daily posts."""
 
     def __init__(self, bot: TPQuizBot) -> None:
         self.bot = bot
         self.service: ReminderService = bot.reminders
-        self._own_pacer = Pacer(SENDS_PER_SECOND)
 
     async def cog_load(self) -> None:
         self.tick.start()
@@ -89,10 +64,8 @@ class ReminderCog(commands.Cog):
 
     @property
     def pacer(self) -> Pacer:
-        """The daily posts' pacer when that cog runs (one budget for both), else ours."""
-        daily = self.bot.get_cog("DailyCog")
-        poster = getattr(daily, "poster", None)
-        return cast(Pacer, poster.pacer) if poster is not None else self._own_pacer
+        """The daily posts' pacer: one budget for both (see `bot.daily_poster`)."""
+        return self.bot.poster.pacer
 
     @tasks.loop(seconds=TICK_SECONDS)
     async def tick(self) -> None:
@@ -108,7 +81,7 @@ class ReminderCog(commands.Cog):
     async def run_due(self, now: datetime) -> ReminderRun:
         """DM every member whose reminder is due at `now`; safe to run twice at once."""
         run = ReminderRun()
-        due = await self.service.due(now)
+        due = await self.service.due(now, owns=self.bot.ownership.owns)
         results = await asyncio.gather(*(self._remind(r) for r in due), return_exceptions=True)
         for reminder, result in zip(due, results, strict=True):
             if isinstance(result, BaseException):

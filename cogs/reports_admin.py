@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -24,8 +24,7 @@ from bot.i18n import t
 from bot.limits import echo
 from bot.quiz.model import Lang
 from bot.render import QUESTION_COLOUR
-from bot.reports_service import ReportService
-from bot.responses import reply, report_error, update, user_lang
+from bot.responses import AnyInteraction, preamble, reply, update
 from bot.service import QuizError
 from bot.storage.reports import Report
 
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
 
 #: Reports per page: one Resolve button each, in one action row.
 PAGE = 5
@@ -42,12 +41,11 @@ BODY_SHOWN = 300
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
-def _reports(interaction: Interaction) -> ReportService:
-    return ReportService(cast("TPQuizBot", interaction.client).service)
-
-
-def _admin(interaction: Interaction) -> None:
+def _admin(interaction: Interaction) -> int:
+    """The server, for a caller who may manage it (else a QuizError)."""
     require_manage_guild(interaction, "the reports")
+    assert interaction.guild_id is not None  # checked just above
+    return interaction.guild_id
 
 
 def reports_embed(found: list[Report], total: int, page: int, lang: Lang) -> discord.Embed:
@@ -93,35 +91,21 @@ class ResolveButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls, interaction: AnyInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ResolveButton:
         # A forged number reads as report 0, which no server has: "no open report #0".
         return cls(number(match["report"]) or 0, number(match["page"], 10_000) or 0)
 
-    async def callback(self, interaction: Interaction) -> None:
-        lang = user_lang(interaction)
-        try:
-            _admin(interaction)
-            assert interaction.guild_id is not None
-            service = _reports(interaction)
-            done = await service.resolve(interaction.guild_id, self.report_id, interaction.user.id)
-            if done is None:
-                raise QuizError("report_unknown", id=self.report_id)
-            log.info(
-                "report %s resolved by user %s in guild %s",
-                done.id,
-                interaction.user.id,
-                interaction.guild_id,
-            )
-            found, total = await service.open_reports(
-                interaction.guild_id, limit=PAGE, offset=self.page * PAGE
-            )
-            if not found and self.page:
-                self.page = 0
-                found, total = await service.open_reports(interaction.guild_id, limit=PAGE)
-        except Exception as exc:
-            await report_error(interaction, exc)
+    async def callback(self, interaction: AnyInteraction) -> None:
+        await self.pressed(interaction)
+
+    async def pressed(self, interaction: Interaction) -> None:
+        done = await preamble(
+            interaction, lambda caller: self._resolve(interaction), ephemeral=True, update=True
+        )
+        if done is None:
             return
+        (found, total), lang = done.value, done.lang
         await update(
             interaction,
             content=t("report_resolved", lang, id=self.report_id),
@@ -129,6 +113,23 @@ class ResolveButton(
             view=page_view(found, self.page, lang),
             allowed_mentions=NO_MENTIONS,
         )
+
+    async def _resolve(self, interaction: Interaction) -> tuple[list[Report], int]:
+        """Resolve the report; the open reports of this page after it (or of the first
+        page, when this one is now empty)."""
+        guild_id = _admin(interaction)
+        service = interaction.client.reports
+        done = await service.resolve(guild_id, self.report_id, interaction.user.id)
+        if done is None:
+            raise QuizError("report_unknown", id=self.report_id)
+        log.info(
+            "report %s resolved by user %s in guild %s", done.id, interaction.user.id, guild_id
+        )
+        found, total = await service.open_reports(guild_id, limit=PAGE, offset=self.page * PAGE)
+        if not found and self.page:
+            self.page = 0
+            found, total = await service.open_reports(guild_id, limit=PAGE)
+        return found, total
 
 
 def page_view(found: list[Report], page: int, lang: Lang) -> discord.ui.View | None:
@@ -148,16 +149,16 @@ def page_view(found: list[Report], page: int, lang: Lang) -> discord.ui.View | N
 async def reports_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
-    lang = user_lang(interaction)
-    try:
-        _admin(interaction)
-        assert interaction.guild_id is not None
-        found, total = await _reports(interaction).open_reports(
-            interaction.guild_id, limit=PAGE, offset=(page - 1) * PAGE
-        )
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(
+        interaction,
+        lambda caller: interaction.client.reports.open_reports(
+            _admin(interaction), limit=PAGE, offset=(page - 1) * PAGE
+        ),
+        ephemeral=True,
+    )
+    if done is None:
         return
+    (found, total), lang = done.value, done.lang
     await reply(
         interaction,
         embed=reports_embed(found, total, page - 1, lang),

@@ -12,6 +12,8 @@ Glue only (the decisions are in `bot.privacy`, the SQL in bot/storage/privacy.py
 - A background loop deletes every server whose date has passed, by the bot's clock
   (which tests move). A removal while the bot was stopped sends no GUILD_DELETE, so it
   is not seen: `tpquiz forget-guild` is the way then (docs/privacy.md).
+- Split into shards over several processes, each deletes only the servers of its own
+  shards (`bot.ownership`): the one that saw the GUILD_DELETE.
 """
 
 from __future__ import annotations
@@ -21,8 +23,6 @@ from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands, tasks
-
-from bot.privacy import PrivacyService
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -36,7 +36,7 @@ CHECK_MINUTES = 10
 class RetentionCog(commands.Cog):
     def __init__(self, bot: TPQuizBot) -> None:
         self.bot = bot
-        self.service = PrivacyService(bot.storage, bot.settings.guild_retention_days)
+        self.service = bot.privacy
 
     async def cog_load(self) -> None:
         self.check.start()
@@ -82,7 +82,7 @@ class RetentionCog(commands.Cog):
 
     async def delete_due(self) -> list[int]:
         """Delete the servers whose retention has run out, by the bot's clock."""
-        return await self.service.delete_due(self.bot.clock())
+        return await self.service.delete_due(self.bot.clock(), owns=self.bot.ownership.owns)
 
 
 async def setup(bot: TPQuizBot) -> None:

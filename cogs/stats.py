@@ -12,29 +12,29 @@ import asyncio
 import io
 import logging
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
 from bot import render
+from bot.buttons.review import ReviewStartButton, start_view
 from bot.charts import ChartLabels, stats_png
 from bot.command_groups import join_group, leave_group
 from bot.i18n import t
 from bot.limits import display_name
-from bot.options import check_options, refusal_for
+from bot.options import check_options
 from bot.quiz.model import Lang
 from bot.render_review import memory_fields
-from bot.responses import reply, report_error, user_lang, within_deadline
+from bot.responses import preamble, reply, report_command_error, user_lang
 from bot.service import StatsReport
-from cogs.review import start_view
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
+Interaction = discord.Interaction["TPQuizBot"]
 PICTURE = "stats.png"
 
 
@@ -66,7 +66,7 @@ async def _picture(
 
 
 async def show_stats(interaction: Interaction, target: discord.abc.User) -> None:
-    bot = cast("TPQuizBot", interaction.client)
+    bot = interaction.client
     assert interaction.guild_id is not None
     guild_id, lang = interaction.guild_id, user_lang(interaction)
     name = display_name(target.display_name)
@@ -83,11 +83,10 @@ async def show_stats(interaction: Interaction, target: discord.abc.User) -> None
             png = None
         return report, memory, png
 
-    try:
-        report, memory, png = await within_deadline(interaction, gather(), ephemeral=True)
-    except Exception as exc:
-        await report_error(interaction, exc)
+    done = await preamble(interaction, lambda caller: gather(), ephemeral=True)
+    if done is None:
         return
+    report, memory, png = done.value
     embed = render.stats_embed(name, report, lang)
     extra: dict[str, Any] = {}
     if report is not None:
@@ -113,15 +112,12 @@ async def stats_command(interaction: Interaction, member: discord.Member | None 
     await show_stats(interaction, member or interaction.user)
 
 
-@stats_command.error
-async def _stats_error(interaction: Interaction, error: app_commands.AppCommandError) -> None:
-    refused = refusal_for(interaction, error, user_lang(interaction))
-    await report_error(interaction, refused or getattr(error, "original", None) or error)
+stats_command.error(report_command_error)
 
 
 async def setup(bot: TPQuizBot) -> None:
-    if "cogs.review" not in bot.extensions:  # the Review now button, and the tpquiz group
-        await bot.load_extension("cogs.review")
+    # "Review now" on the stats message (cogs.review registers it too; one class).
+    bot.add_dynamic_items(ReviewStartButton)
     await join_group(bot, "tpquiz", [stats_command])
 
 

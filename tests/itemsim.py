@@ -1,8 +1,8 @@
 """Simulated answers for the item statistics' tests: members of graded ability answer a
 few sound questions, and one planted question whose key is wrong (issue #13).
 
-Every answer goes through the bot's own recording transaction (`AnswerStore`'s
-`_record`), on posts created as the bot creates them, so `first`, `correct` and the
+Every answer goes through the bot's own recording transaction (`bot.storage.clicks.
+record_click`), on posts created as the bot creates them, so `first`, `correct` and the
 choice index are what the bot would have stored.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bot.quiz.model import Question
 from bot.storage import Storage
-from bot.storage.answers import _record
+from bot.storage.clicks import Click, record_click
 
 #: choose(member, ability 0..5, question) -> choice index in file order.
 Chooser = Callable[[int, int, Question], int]
@@ -66,11 +66,11 @@ async def simulate(
         def work(conn: sqlite3.Connection) -> None:
             for m in members:
                 for q in questions:
-                    _record(
-                        conn, guild_id=guild_id, user_id=m, name=f"m{m}", question=q,
+                    record_click(conn, Click(
+                        guild_id=guild_id, user_id=m, name=f"m{m}", question=q,
                         choice_index=choose(m, m % 6, q), now_ms=now_ms + 1000,
-                        post_id=posts[q.id].id, test_run_id=None,
-                    )  # fmt: skip
+                        post_id=posts[q.id].id,
+                    ))  # fmt: skip
 
         await storage.db.run_transaction(work)
     finally:

@@ -32,7 +32,8 @@ _UPSERT = (
 )
 
 
-def _card(row: tuple[object, ...] | sqlite3.Row) -> CardState:
+def card_of(row: tuple[object, ...] | sqlite3.Row) -> CardState:
+    """A card from its stored columns (`_COLUMNS`, in that order)."""
     state, step, stability, difficulty, due, last, reps, lapses = tuple(row)
     return CardState(
         state=int(state),  # type: ignore[call-overload]
@@ -59,17 +60,17 @@ def _values(card: CardState) -> tuple[object, ...]:
     )
 
 
-def get_card(
+def getcard_of(
     conn: sqlite3.Connection, guild_id: int, user_id: int, question_id: str
 ) -> CardState | None:
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ? AND question_id = ?",
         (guild_id, user_id, question_id),
     ).fetchone()
-    return None if row is None else _card(row)
+    return None if row is None else card_of(row)
 
 
-def update_card(
+def updatecard_of(
     conn: sqlite3.Connection,
     *,
     guild_id: int,
@@ -79,10 +80,17 @@ def update_card(
     now_ms: int,
 ) -> CardState:
     """Schedule the member's card for this question after an answer (creating it)."""
-    before = get_card(conn, guild_id, user_id, question_id)
+    before = getcard_of(conn, guild_id, user_id, question_id)
     after = review(before, correct=correct, now_ms=now_ms)
-    conn.execute(_UPSERT, (guild_id, user_id, question_id, *_values(after)))
+    write_card(conn, guild_id, user_id, question_id, after)
     return after
+
+
+def write_card(
+    conn: sqlite3.Connection, guild_id: int, user_id: int, question_id: str, card: CardState
+) -> None:
+    """Store the member's card for the question (insert or replace)."""
+    conn.execute(_UPSERT, (guild_id, user_id, question_id, *_values(card)))
 
 
 def member_cards(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[str, CardState]:
@@ -92,7 +100,7 @@ def member_cards(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[
         " ORDER BY due",
         (guild_id, user_id),
     ).fetchall()
-    return {str(row[0]): _card(tuple(row)[1:]) for row in rows}
+    return {str(row[0]): card_of(tuple(row)[1:]) for row in rows}
 
 
 def _history(conn: sqlite3.Connection) -> Iterator[tuple[int, int, str, int, int]]:
@@ -159,4 +167,4 @@ class CardStore:
             (guild_id, user_id),
         ) as cur:
             rows = await cur.fetchall()
-        return {str(row[0]): _card(tuple(row)[1:]) for row in rows}
+        return {str(row[0]): card_of(tuple(row)[1:]) for row in rows}

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from bot.quiz.schedule import current_daily_streak, next_daily_streak
+from bot.quiz.click import DailyStreak
+from bot.quiz.schedule import current_daily_streak
 
 from .db import Database
 from .posts import _COLUMNS, Post, _post
@@ -46,13 +47,6 @@ def _settings(row: object) -> DailySettings:
     values = list(row)  # type: ignore[call-overload]
     values[2] = bool(values[2])
     return DailySettings(*values)
-
-
-@dataclass(frozen=True, slots=True)
-class DailyStreak:
-    last_date: str
-    streak: int
-    best: int
 
 
 class DailyStore:
@@ -272,17 +266,28 @@ class DailyStore:
         ) as cur:
             return [_post(row) for row in await cur.fetchall()]
 
-    async def close(self, post_id: int, now_ms: int) -> Post | None:
-        """Close a daily post; the closed post, or None when it was already closed (so
-        of two closers only one edits the message)."""
-        async with self.db.transaction() as conn:
-            cur = await conn.execute(
+    async def close(self, post_id: int, now_ms: int) -> tuple[Post, dict[int, int]] | None:
+        """Close a daily post: the closed post and how many members chose each choice
+        index, read in the transaction that closes it (clicks check "closed" in their
+        own transactions, so no click is recorded after these counts). None when it was
+        already closed (so of two closers only one edits the message)."""
+
+        def work(conn: sqlite3.Connection) -> tuple[Post, dict[int, int]] | None:
+            cur = conn.execute(
                 "UPDATE posts SET closed_at = ? WHERE id = ? AND closed_at IS NULL",
                 (now_ms, post_id),
             )
             if cur.rowcount != 1:
                 return None
-        return await self._post(post_id)
+            row = conn.execute(f"SELECT {_COLUMNS} FROM posts WHERE id = ?", (post_id,)).fetchone()
+            counts = conn.execute(
+                "SELECT choice_index, COUNT(*) FROM answers WHERE post_id = ?"
+                " GROUP BY choice_index",
+                (post_id,),
+            ).fetchall()
+            return _post(row), {int(c): int(n) for c, n in counts}
+
+        return await self.db.run_transaction(work)
 
     async def latest_open(self, guild_id: int) -> Post | None:
         async with self.db.conn.execute(
@@ -294,56 +299,6 @@ class DailyStore:
         return _post(row) if row else None
 
     # -- streaks ---------------------------------------------------------------------
-
-    async def record_answer(self, guild_id: int, user_id: int, post_id: int) -> DailyStreak | None:
-        """Count a member's first answer to a daily post towards their daily streak.
-
-        One transaction reads the post's local date, the server's previous delivered
-        daily date and the member's streak, and writes the new streak, so two answers
-        in flight cannot both build on the same old value. None for a post that is not
-        a delivered daily post.
-        """
-
-        # One trip to the database thread, as for the answer itself (Database.run_transaction):
-        # this runs on every first click on a daily post.
-        def work(conn: sqlite3.Connection) -> DailyStreak | None:
-            row = conn.execute(
-                "SELECT local_date FROM daily_slots WHERE post_id = ?", (post_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            day = str(row[0])
-            prev_row = conn.execute(
-                "SELECT MAX(local_date) FROM daily_slots WHERE guild_id = ? AND status = 'sent'"
-                " AND local_date < ?",
-                (guild_id, day),
-            ).fetchone()
-            previous = prev_row[0] if prev_row else None
-            old = conn.execute(
-                "SELECT last_date, streak, best FROM daily_streaks"
-                " WHERE guild_id = ? AND user_id = ?",
-                (guild_id, user_id),
-            ).fetchone()
-            last = date.fromisoformat(old[0]) if old else None
-            streak = next_daily_streak(
-                int(old[1]) if old else 0,
-                last,
-                date.fromisoformat(day),
-                date.fromisoformat(previous) if previous else None,
-            )
-            new = DailyStreak(
-                max(day, old[0]) if old else day, streak, max(streak, int(old[2]) if old else 0)
-            )
-            conn.execute(
-                "INSERT INTO daily_streaks (guild_id, user_id, last_date, streak, best)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET"
-                " last_date = excluded.last_date, streak = excluded.streak,"
-                " best = excluded.best",
-                (guild_id, user_id, new.last_date, new.streak, new.best),
-            )
-            return new
-
-        return await self.db.run_transaction(work)
 
     async def streak(self, guild_id: int, user_id: int) -> DailyStreak | None:
         async with self.db.conn.execute(

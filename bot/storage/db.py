@@ -1,8 +1,20 @@
 """The SQLite database: one file, WAL, numbered migrations applied at open.
 
-One aiosqlite connection serves the whole bot. Writes go through `transaction()`, which
-holds an asyncio lock for the whole BEGIN IMMEDIATE..COMMIT, so statements of two
-coroutines never interleave inside one transaction.
+Two connections to the one file serve the whole bot, and one asyncio lock serialises
+their writes, so statements of two coroutines never interleave inside one transaction:
+
+- `conn`, an aiosqlite connection, for the stores' statement-by-statement async code;
+  its writes go through `transaction()`, which holds the lock for the whole
+  BEGIN IMMEDIATE..COMMIT;
+- a plain `sqlite3` connection owned by this class on its own single-worker thread, for
+  work written as one plain function (`run_transaction`, `run_read`, the migrations):
+  the click path, member deletion, exports, item statistics. One function is one trip
+  to that thread however many statements it runs. aiosqlite has no public way to run a
+  callable on its own thread, so rather than reaching into its internals the database
+  keeps a thread of its own (docs/performance.md says what a trip costs).
+
+In WAL mode each connection reads the last committed state, so a read on one never sees
+the other's uncommitted writes.
 
 A write that does not commit (disk full, a lock held past the busy timeout, an I/O
 error, even at COMMIT) is rolled back, so the connection stays usable, and raises
@@ -26,9 +38,12 @@ import logging
 import os
 import re
 import sqlite3
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TypeVar
@@ -37,7 +52,7 @@ import aiosqlite
 
 from . import preflight, problems
 from .problems import DatabaseUnusable
-from .steps import migration_step
+from .steps import Step, migration_step
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "DatabaseUnusable", "WriteFailed", "migrations"]
 
@@ -75,7 +90,7 @@ class WriteFailed(Exception):
         self.reason = reason
 
 
-def _storage_fault(exc: BaseException) -> WriteFailed | None:
+def storage_fault(exc: BaseException) -> WriteFailed | None:
     """The WriteFailed an sqlite3 error stands for, or None for a programming error."""
     if not isinstance(exc, sqlite3.Error) or isinstance(exc, sqlite3.IntegrityError):
         return None
@@ -103,6 +118,12 @@ class Database:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        #: The plain sqlite3 connection and the one thread that uses it (`_open_direct`).
+        self._direct: sqlite3.Connection | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        #: A temporary directory standing in for ":memory:" (two connections must share
+        #: one database, and a private in-memory one is per connection).
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._write_lock = asyncio.Lock()
         self._last_write_at: float | None = None
         #: Called with each committed transaction's duration in seconds (metrics).
@@ -148,21 +169,47 @@ class Database:
                     path.parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
                     raise DatabaseUnusable(problems.cannot_open(path, exc)) from None
+        scratch = None
         target: str | Path = path
-        if readonly and not memory:
+        if memory:
+            # Nothing is kept (as ":memory:" promises): the file goes at close.
+            scratch = tempfile.TemporaryDirectory(prefix="tpquiz-memory-")
+            target = Path(scratch.name) / "memory.sqlite3"
+        elif readonly:
             target = preflight.readonly_uri(path)
+        uri = readonly and not memory
         try:
-            conn = await aiosqlite.connect(target, isolation_level=None, uri=readonly)
+            conn = await aiosqlite.connect(target, isolation_level=None, uri=uri)
         except (sqlite3.Error, OSError) as exc:
+            if scratch is not None:
+                scratch.cleanup()
             raise DatabaseUnusable(problems.cannot_open(path, exc)) from None
         conn.row_factory = aiosqlite.Row
         db = cls(conn, path)
+        db._scratch = scratch
+        if memory:
+            db._where = Path(target)
         try:
+            await db._open_direct(target, uri=uri, busy_timeout_ms=busy_timeout_ms)
             await db._prepare(readonly=readonly, busy_timeout_ms=busy_timeout_ms)
         except BaseException:
-            await conn.close()
+            await db._close_all()
             raise
         return db
+
+    async def _open_direct(self, target: str | Path, *, uri: bool, busy_timeout_ms: int) -> None:
+        """Open the plain sqlite3 connection on the database's own thread."""
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tpquiz-sqlite")
+
+        def connect() -> sqlite3.Connection:
+            conn = sqlite3.connect(target, isolation_level=None, uri=uri)
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms):d}")
+            return conn
+
+        try:
+            self._direct = await self.call(lambda _: connect(), connected=False)
+        except (sqlite3.Error, OSError) as exc:
+            raise DatabaseUnusable(problems.cannot_open(self.path, exc)) from None
 
     async def _prepare(self, *, readonly: bool, busy_timeout_ms: int) -> None:
         conn, path = self.conn, self.path
@@ -179,8 +226,9 @@ class Database:
                     raise DatabaseUnusable(problems.schema_too_old_to_read(path, version, newest))
             else:
                 await conn.execute("PRAGMA journal_mode = WAL")
-                await conn.execute("PRAGMA synchronous = NORMAL")
-                await conn.execute("PRAGMA foreign_keys = ON")
+                for pragma in ("PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"):
+                    await conn.execute(pragma)  # both are per connection
+                    await self.call(partial(_execute_on, pragma))
                 await self.migrate()
         except sqlite3.DatabaseError as exc:
             code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
@@ -204,7 +252,35 @@ class Database:
 
     async def close(self) -> None:
         async with self._write_lock:
+            await self._close_all()
+
+    async def _close_all(self) -> None:
+        with suppress(sqlite3.Error):
             await self.conn.close()
+        if self._direct is not None:
+            direct, self._direct = self._direct, None
+            with suppress(sqlite3.Error):
+                await self.call(lambda _: direct.close(), connected=False)
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
+            self._thread = None
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+
+    async def call(self, work: Callable[[sqlite3.Connection], T], *, connected: bool = True) -> T:
+        """Run `work(connection)` on the database's own thread, as it is (no transaction).
+
+        The building block of `run_transaction` and `run_read`; also what a test uses to
+        reach the plain connection (an authorizer, a pragma). `work` must only touch the
+        connection it is given. One call is one trip: a hand-off to the thread and back,
+        the asyncio future resolved through `call_soon_threadsafe`.
+        """
+        if self._thread is None or (connected and self._direct is None):
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        direct = self._direct
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, work, direct)  # type: ignore[arg-type]
 
     async def schema_version(self) -> int:
         async with self.conn.execute("PRAGMA user_version") as cur:
@@ -220,15 +296,10 @@ class Database:
                 continue
             log.info("applying migration %s", name)
             step = migration_step(name)
-            async with self.transaction() as conn:
-                # executescript would COMMIT on its own; run statement by statement instead.
-                for statement in _split_sql(sql):
-                    await conn.execute(statement)
-                if step is not None:
-                    # On the database thread, inside this migration's transaction.
-                    done = await self.conn._execute(step.run, self.conn._conn)
-                    log.info("migration %s: %s: %s", name, step.what, done)
-                await conn.execute(f"PRAGMA user_version = {version:d}")
+
+            done = await self.run_transaction(partial(_apply_migration, sql, version, step))
+            if step is not None:
+                log.info("migration %s: %s: %s", name, step.what, done)
             applied.append(name)
         return applied
 
@@ -279,7 +350,7 @@ class Database:
             try:
                 await self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                fault = _storage_fault(exc)
+                fault = storage_fault(exc)
                 if fault is not None:
                     raise fault from exc
                 raise
@@ -288,7 +359,7 @@ class Database:
                 await self.conn.execute("COMMIT")
             except BaseException as exc:
                 await self._rollback()
-                fault = _storage_fault(exc)
+                fault = storage_fault(exc)
                 if fault is not None:
                     raise fault from exc
                 raise
@@ -306,8 +377,7 @@ class Database:
         or anything else shared, only the connection it is given. An exception in it rolls
         the transaction back and is raised here (a storage fault as WriteFailed).
 
-        aiosqlite has no public way to run a callable on its thread, so this uses its
-        `_execute` (present from 0.17 to 0.22; `tests/storage/test_db.py` pins it).
+        It runs on the database's own connection and thread (`call`), not aiosqlite's.
         """
 
         def transaction(conn: sqlite3.Connection) -> T:
@@ -326,9 +396,9 @@ class Database:
             self.check_file()
             started = time.perf_counter()
             try:
-                result: T = await self.conn._execute(transaction, self.conn._conn)
+                result: T = await self.call(transaction)
             except sqlite3.Error as exc:
-                fault = _storage_fault(exc)
+                fault = storage_fault(exc)
                 if fault is not None:
                     raise fault from exc
                 raise
@@ -339,11 +409,11 @@ class Database:
         """Run a read-only `work(connection)` on the database thread in one trip.
 
         For reads that walk many rows in plain sqlite3 (item statistics, report lists, a
-        member's export); `work` must not write. Outside a transaction it runs in one
-        read transaction, so several tables are read from one snapshot (an export); it
-        also works on a read-only connection, where BEGIN IMMEDIATE fails. Inside a
-        write transaction of `transaction()` (another coroutine between two of its
-        statements) it reads as the other reads do, without touching that transaction.
+        member's export); `work` must not write. It runs in one read transaction, so
+        several tables are read from one snapshot (an export); it also works on a
+        read-only database, where BEGIN IMMEDIATE fails. It sees what was committed: a
+        write transaction open on `conn` (another coroutine between two of its
+        statements) is invisible to it until it commits.
         """
 
         def read(conn: sqlite3.Connection) -> T:
@@ -356,8 +426,25 @@ class Database:
                 with suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
 
-        result: T = await self.conn._execute(read, self.conn._conn)
+        result: T = await self.call(read)
         return result
+
+
+def _execute_on(sql: str, conn: sqlite3.Connection) -> None:
+    conn.execute(sql)
+
+
+def _apply_migration(
+    sql: str, version: int, step: Step | None, conn: sqlite3.Connection
+) -> int | None:
+    """One migration on the database thread, inside its transaction: the SQL, its Python
+    step if it has one (its count is returned for the log), then the new user_version."""
+    # executescript would COMMIT on its own; run statement by statement instead.
+    for statement in _split_sql(sql):
+        conn.execute(statement)
+    done = None if step is None else step.run(conn)
+    conn.execute(f"PRAGMA user_version = {version:d}")
+    return done
 
 
 def _split_sql(script: str) -> list[str]:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from .db import Database
+
+#: Open posts kept in memory for the click path (a post's fields that a click reads
+#: never change; see `PostStore.for_click`). A few thousand open posts at most.
+CLICK_CACHE_SIZE = 4_096
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +47,7 @@ def _post(row: object) -> Post:
 class PostStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._open: OrderedDict[int, Post] = OrderedDict()
 
     async def create(
         self,
@@ -85,8 +91,34 @@ class PostStore:
 
     async def delete(self, post_id: int) -> None:
         """Forget a post whose message could not be sent (it has no answers)."""
+        self.forget(post_id)
         async with self.db.transaction() as conn:
             await conn.execute("DELETE FROM posts WHERE id = ? AND answer_count = 0", (post_id,))
+
+    async def for_click(self, post_id: int) -> Post | None:
+        """The post a click is on, from memory when it was read before and still open.
+
+        What a click needs of its post (server, question, choice order, kind, numbers)
+        never changes once the post exists, so the bot keeps open posts in memory and a
+        click costs no trip to read it. Whether the post is still open, and still there,
+        is decided again inside the click's transaction (bot/storage/clicks.py); a post
+        found closed or gone there is dropped from memory (`forget`). `answer_count` and
+        `closed_at` of a remembered post are as first read: not for display.
+        """
+        post = self._open.get(post_id)
+        if post is not None:
+            self._open.move_to_end(post_id)
+            return post
+        post = await self.get(post_id)
+        if post is not None and post.closed_at is None:
+            self._open[post_id] = post
+            if len(self._open) > CLICK_CACHE_SIZE:
+                self._open.popitem(last=False)
+        return post
+
+    def forget(self, post_id: int) -> None:
+        """Drop a post from the click path's memory (it closed, or was deleted)."""
+        self._open.pop(post_id, None)
 
     async def get(self, post_id: int) -> Post | None:
         # Read on every click: one trip to aiosqlite's thread instead of three.

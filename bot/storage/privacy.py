@@ -7,6 +7,7 @@ operation is one trip to the database thread, a deletion one transaction.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,17 +79,22 @@ class PrivacyStore:
             rows = await cur.fetchall()
         return [PendingRemoval(int(r[0]), int(r[1]), int(r[2])) for r in rows]
 
-    async def delete_due(self, now_ms: int) -> list[int]:
+    async def delete_due(
+        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
         """Delete every server whose removal is due at `now_ms`; the servers deleted.
 
         One transaction per server, so a large server does not hold the write lock for
         all of them; the check of `due_at` is inside it, so a GUILD_CREATE that cancelled
-        the removal in between wins.
+        the removal in between wins. `owns` (a process's shards, bot/shards.py) skips
+        the servers another process deletes.
         """
         deleted = []
         for pending in await self.pending_removals():
             if pending.due_at > now_ms:
                 break
+            if owns is not None and not owns(pending.guild_id):
+                continue
 
             def work(conn: sqlite3.Connection, guild_id: int = pending.guild_id) -> bool:
                 due = conn.execute(

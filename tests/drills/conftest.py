@@ -21,7 +21,12 @@ import pytest
 
 from bench.botproc import BotProcess, bot_env, bot_token
 from tests.loopback.fixtures import loopback  # noqa: F401  (fixture)
-from tests.loopback.server import CALLBACK_ROUTE, LoopbackDiscord, RecordedRequest
+from tests.loopback.server import (
+    ALL_PERMISSIONS,
+    CALLBACK_ROUTE,
+    LoopbackDiscord,
+    RecordedRequest,
+)
 
 GUILD_ID = 1_500_000_000_000_000_001
 CHANNEL_ID = GUILD_ID + 1
@@ -81,6 +86,24 @@ class Drill:
         message = request.response["resource"]["message"]
         ids = [c["custom_id"] for row in message["components"] for c in row["components"]]
         return int(message["id"]), ids
+
+    async def run_admin(self, sub: str, options: dict[str, Any] | None = None) -> RecordedRequest:
+        """Run `/tpquiz-admin <sub>` as a member with every permission; its reply."""
+        admin = self.loopback.member(ADMIN_ID, "admin", permissions=ALL_PERMISSIONS)
+        request = await self.loopback.interact(
+            self.loopback.slash_command(GUILD_ID, CHANNEL_ID, admin, "tpquiz-admin", sub, options),
+            timeout=10,
+        )
+        assert request.status == 200 and request.body["type"] == 4, request.body
+        return request
+
+    def answered(self, since: int = 0) -> set[str]:
+        """Interaction ids that received their reply (a type-4 callback Discord accepted)."""
+        return {
+            interaction
+            for interaction, requests in self.callbacks(since).items()
+            if any(r.status == 200 and r.body["type"] == 4 for r in requests)
+        }
 
     def clicks(
         self, posts: list[tuple[int, list[str]]], count: int, first: int = 0

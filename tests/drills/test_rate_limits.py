@@ -11,16 +11,12 @@ import asyncio
 from typing import Any
 
 from tests.drills.conftest import (
-    ADMIN_ID,
-    CHANNEL_ID,
     DAILY_CHANNEL,
-    GUILD_ID,
     Drill,
     answer_rows,
     click_key,
 )
 from tests.loopback.server import (
-    ALL_PERMISSIONS,
     CALLBACK_ROUTE,
     CHANNEL_MESSAGES_ROUTE,
     RecordedRequest,
@@ -63,20 +59,10 @@ async def test_429_on_callbacks_waits_as_told_and_loses_nothing(drill: Drill) ->
 
 async def test_429_on_a_channel_post_waits_as_told_and_the_post_goes_out(drill: Drill) -> None:
     await drill.start_bot()
-    admin = drill.loopback.member(ADMIN_ID, "admin", permissions=ALL_PERMISSIONS)
-
-    async def run_admin(sub: str, options: dict[str, Any] | None = None) -> RecordedRequest:
-        request = await drill.loopback.interact(
-            drill.loopback.slash_command(GUILD_ID, CHANNEL_ID, admin, "tpquiz-admin", sub, options),
-            timeout=10,
-        )
-        assert request.status == 200 and request.body["type"] == 4, request.body
-        return request
-
-    await run_admin("daily channel", {"channel": DAILY_CHANNEL})
+    await drill.run_admin("daily channel", {"channel": DAILY_CHANNEL})
     drill.loopback.fail_next("POST", CHANNEL_MESSAGES_ROUTE, 429, rate_limited(), count=2)
     since = len(drill.loopback.requests)
-    reply = await run_admin("daily now")
+    reply = await drill.run_admin("daily now")
     posts = [
         r
         for r in drill.loopback.requests[since:]

@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from bot.client import TPQuizBot
-from cogs.daily import SENDS_PER_SECOND, DailyCog
+from bot.daily_poster import SENDS_PER_SECOND
+from cogs.daily import DailyCog
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,

@@ -24,6 +24,11 @@ Design choices, and why:
   :attr:`LoopbackDiscord.internal_errors` instead.
 * Responses carry ``Content-Type: application/json`` exactly (discord.py only parses that)
   and ``Via: 1.1 google`` (discord.py treats a 429 without ``Via`` as a Cloudflare ban).
+* Shards as Discord runs them: ``GET /gateway/bot`` recommends ``shard_count`` shards, an
+  IDENTIFY with ``shard: [i, n]`` opens shard ``i``'s session (``i >= n`` is closed with
+  4010, as Discord does), and every event of a guild (its GUILD_CREATE, its
+  INTERACTION_CREATEs) goes only to sessions of shard ``(guild_id >> 22) % n``; events
+  without a guild go to shard 0. A session without ``shard`` gets everything.
 """
 
 from __future__ import annotations
@@ -321,11 +326,20 @@ class _Session:
     #: False once the client closed with 1000/1001 (Discord invalidates such sessions).
     alive: bool = True
 
-    def wants_guild(self, guild_id: int) -> bool:
+    def wants_guild(self, guild_id: int | None) -> bool:
+        """Whether Discord would send this guild's events (None: no guild) on this session."""
         if self.shard is None:
             return True
         shard_id, shard_count = self.shard
+        if guild_id is None:
+            return shard_id == 0  # DMs and other guildless events go to shard 0
         return (guild_id >> 22) % shard_count == shard_id
+
+
+def _guild_of(data: Mapping[str, Any]) -> int | None:
+    """The guild an event or interaction payload belongs to, if any."""
+    guild_id = data.get("guild_id")
+    return int(guild_id) if guild_id else None
 
 
 @functools.cache
@@ -380,8 +394,11 @@ class LoopbackDiscord:
         app_id: int = 900000000000000001,
         bot_user_id: int = 900000000000000002,
         bot_name: str = "tpquiz-loopback",
+        shard_count: int = 1,
     ) -> None:
         self.validator = validator
+        #: What ``GET /gateway/bot`` recommends (``shards``).
+        self.shard_count = shard_count
         self.app_id = app_id
         self.bot_user_id = bot_user_id
         self.bot_name = bot_name
@@ -1254,12 +1271,26 @@ class LoopbackDiscord:
     # ------------------------------------------------------------------ driving the bot
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a DISPATCH to every live session and wait until connected ones wrote it.
+        """Send a DISPATCH to every live session of its guild's shard and wait until
+        connected ones wrote it (no ``guild_id`` in ``data``: shard 0's sessions).
 
         Sessions whose connection dropped keep it buffered and get it on RESUME.
         """
-        self._enqueue(event, data)
+        self._enqueue(event, data, guild_id=_guild_of(data), routed=True)
         await self._wait_flushed()
+
+    def dispatched(self, event: str) -> list[tuple[tuple[int, int] | None, dict[str, Any]]]:
+        """``(shard, data)`` of every ``event`` frame each session was sent, in order.
+
+        ``shard`` is the session's ``[id, count]`` from IDENTIFY (None: unsharded); a test
+        of sharding asserts that each guild's events went to its own shard only.
+        """
+        return [
+            (session.shard, frame["d"])
+            for session in self.sessions.values()
+            for frame in session.buffer
+            if frame["t"] == event
+        ]
 
     async def interact(self, payload: dict[str, Any], *, timeout: float = 5.0) -> RecordedRequest:  # noqa: ASYNC109 (public API)
         """Dispatch INTERACTION_CREATE and wait for the bot's callback request.
@@ -1272,6 +1303,12 @@ class LoopbackDiscord:
         """
         if not any(s.alive for s in self.sessions.values()):
             raise RuntimeError("no gateway session: is a bot running against this loopback?")
+        guild_id = _guild_of(payload)
+        if not any(s.alive and s.wants_guild(guild_id) for s in self.sessions.values()):
+            raise RuntimeError(
+                f"no gateway session of the shard of guild {guild_id}: Discord would deliver"
+                " this interaction to nobody"
+            )
         since = len(self.requests)
         interaction_id = payload["id"]
         await self.dispatch("INTERACTION_CREATE", payload)
@@ -1411,22 +1448,25 @@ class LoopbackDiscord:
         *,
         resumes: int = 0,
         identifies: int = 0,
+        sessions: int = 1,
     ) -> None:
         """Wait until some session is connected and has received all its events.
 
         With ``resumes=n`` also wait until at least ``n`` RESUMEs have been served, with
         ``identifies=n`` until at least ``n`` IDENTIFYs (e.g. a bot process started
-        again after a crash: its first IDENTIFY is the ``n``-th).
+        again after a crash: its first IDENTIFY is the ``n``-th), with ``sessions=n``
+        until ``n`` sessions are (e.g. every shard of a sharded bot).
         """
 
         def connected() -> bool:
             return (
                 self.resume_count >= resumes
                 and self.identify_count >= identifies
-                and any(
+                and sum(
                     s.alive and s.conn is not None and s.conn.sent >= len(s.buffer)
                     for s in self.sessions.values()
                 )
+                >= sessions
             )
 
         async with self._gw_cond:
@@ -1450,11 +1490,13 @@ class LoopbackDiscord:
         guild_id: int | None = None,
         session: _Session | None = None,
         fresh_payload: bool = False,
+        routed: bool = False,
     ) -> None:
         """Append a dispatch to live sessions' buffers (sequence assigned now) and wake writers.
 
         ``guild_id`` restricts it to sessions whose shard holds that guild; ``session`` to
-        one session. ``fresh_payload`` means ``data`` is not shared and need not be copied.
+        one session; ``routed`` with no ``guild_id`` to shard 0's sessions (a DM).
+        ``fresh_payload`` means ``data`` is not shared and need not be copied.
         """
         if event == "INTERACTION_CREATE":
             token = data["token"]
@@ -1463,7 +1505,9 @@ class LoopbackDiscord:
             )
         targets = [session] if session is not None else list(self.sessions.values())
         for target in targets:
-            if not target.alive or (guild_id is not None and not target.wants_guild(guild_id)):
+            if not target.alive or (
+                (guild_id is not None or routed) and not target.wants_guild(guild_id)
+            ):
                 continue
             frame = {
                 "op": 0,
@@ -1569,6 +1613,14 @@ class LoopbackDiscord:
             await conn.ws.close(code=4005, message=b"Already authenticated.")
             return
         shard = data.get("shard")
+        if shard is not None and not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(n, int) for n in shard)
+            and 0 <= shard[0] < shard[1]
+        ):
+            await conn.ws.close(code=4010, message=b"Invalid shard.")
+            return
         session = _Session(
             session_id=secrets.token_hex(16),
             shard=(int(shard[0]), int(shard[1])) if shard else None,
@@ -1861,7 +1913,7 @@ class LoopbackDiscord:
             200,
             {
                 "url": self.gateway_url.rstrip("/"),
-                "shards": 1,
+                "shards": self.shard_count,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,

@@ -7,6 +7,7 @@ them.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 import socket
@@ -57,6 +58,8 @@ async def test_a_scrape_after_some_clicks_parses_with_prometheus_clients_parser(
     metrics.daily_post(sent=True)
     metrics.daily_post(sent=False)
     metrics.observe_db_write(0.003)
+    metrics.observe_click_batch(1)
+    metrics.observe_click_batch(20)
     metrics.guilds.set(3)
     metrics.gateway_latency.set(math.nan)
 
@@ -95,6 +98,10 @@ async def test_a_scrape_after_some_clicks_parses_with_prometheus_clients_parser(
     assert _sample(writes, "tpquiz_db_write_seconds_bucket", le="0.0025") == 0
     assert _sample(writes, "tpquiz_db_write_seconds_bucket", le="0.005") == 1
     assert _sample(writes, "tpquiz_db_write_seconds_count") == 1
+    batches = families["tpquiz_click_batch_size"]
+    assert _sample(batches, "tpquiz_click_batch_size_bucket", le="1.0") == 1
+    assert _sample(batches, "tpquiz_click_batch_size_bucket", le="16.0") == 1
+    assert _sample(batches, "tpquiz_click_batch_size_bucket", le="32.0") == 2
     assert _sample(families["tpquiz_guilds"], "tpquiz_guilds") == 3
     gateway = families["tpquiz_gateway_latency_seconds"]
     assert math.isnan(_sample(gateway, "tpquiz_gateway_latency_seconds"))
@@ -182,6 +189,25 @@ async def test_the_bot_times_every_committed_database_write(tmp_path: Path) -> N
         await storage.meta.set("k", "w")
         assert bot.metrics.value("tpquiz_db_write_seconds_count") == 2
         assert storage.db.last_write_at is not None and storage.db.last_write_at != before
+        post = await storage.posts.create(
+            guild_id=1, channel_id=2, question_id="q", order=(0, 1), language="en", now_ms=0
+        )
+        await asyncio.gather(
+            *(
+                storage.answers.record(
+                    guild_id=1,
+                    user_id=user,
+                    name="m",
+                    question=make_bank()["mlp-split-01"],
+                    choice_index=0,
+                    now_ms=1,
+                    post_id=post.id,
+                )
+                for user in range(5)
+            )
+        )
+        assert bot.metrics.value("tpquiz_click_batch_size_count") >= 1
+        assert bot.metrics.value("tpquiz_click_batch_size_sum") == 5
     finally:
         await bot.close()
         await storage.close()

@@ -1,7 +1,7 @@
 """`Database.run_transaction`: one trip to the database thread per transaction.
 
-It relies on aiosqlite's private `_execute` (there is no public way to run a callable on
-aiosqlite's thread); these tests fail first if an aiosqlite upgrade changes that.
+The work runs on the database's own plain sqlite3 connection and thread, beside the
+aiosqlite connection the stores use; one write lock serialises both.
 """
 
 from __future__ import annotations

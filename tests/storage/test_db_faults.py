@@ -169,18 +169,30 @@ async def test_a_full_disk_at_commit_saves_nothing_and_recovers(tmp_path: Path) 
 
 async def test_a_failed_commit_never_leaves_a_transaction_open(storage: Storage) -> None:
     """COMMIT refused (here by an authorizer, a programming error rather than a storage
-    fault, so it is raised as it is): the transaction is rolled back, not left open."""
-    raw = storage.db.conn._conn
+    fault, so it is raised as it is): the transaction is rolled back, not left open, on
+    the aiosqlite connection and on the database's own (`run_transaction`)."""
 
     def deny_commit(action: int, arg1: str | None, *_: object) -> int:
         if action == sqlite3.SQLITE_TRANSACTION and arg1 == "COMMIT":
             return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
-    await storage.db.conn._execute(raw.set_authorizer, deny_commit)
+    await storage.db.conn.set_authorizer(deny_commit)
     with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
         await storage.meta.set("k", "v")
     assert not storage.db.conn.in_transaction
-    await storage.db.conn._execute(raw.set_authorizer, None)
+    await storage.db.conn.set_authorizer(None)
     await storage.meta.set("k2", "v2")
     assert await storage.meta.get("k") is None and await storage.meta.get("k2") == "v2"
+
+    await storage.db.call(lambda conn: conn.set_authorizer(deny_commit))
+    with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
+        await storage.db.run_transaction(
+            lambda conn: conn.execute("INSERT INTO meta (key, value) VALUES ('k3', 'v')")
+        )
+    assert not await storage.db.call(lambda conn: conn.in_transaction)
+    await storage.db.call(lambda conn: conn.set_authorizer(None))
+    await storage.db.run_transaction(
+        lambda conn: conn.execute("INSERT INTO meta (key, value) VALUES ('k4', 'v')")
+    )
+    assert await storage.meta.get("k3") is None and await storage.meta.get("k4") == "v"

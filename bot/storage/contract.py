@@ -1,0 +1,304 @@
+"""The storage contract: what each store offers, whichever database is behind it.
+
+Why: issue 15 adds PostgreSQL beside SQLite, and the services, cogs and operations code
+must not know which one they run on. Each Protocol here is one store's public methods,
+written from the SQLite stores as they are today; a PostgreSQL store satisfies the same
+Protocol. mypy checks both sides: `_conforms` below assigns every SQLite store (and
+every PostgreSQL store that exists) to its Protocol, so a store whose methods drift
+from the contract fails `make lint` at that line.
+
+Not covered yet: the plain-sqlite3 functions run inside another transaction
+(bot/storage/cards.py's update_card, members.py, reports.py, itemstats.py), which the
+click path and the privacy commands call with a `sqlite3.Connection`; they become
+methods of a contract when those paths are ported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bot.quiz.memory import CardState
+    from bot.quiz.model import Question
+    from bot.quiz.scoring import AnswerResult
+
+    from .daily import DailySettings, DailyStreak
+    from .posts import Post
+    from .privacy import PendingRemoval
+    from .reminders import ReminderRow
+    from .standings import MemberStats, RankedScore
+    from .test_runs import TestRun
+
+__all__ = [
+    "AnswersContract",
+    "CardsContract",
+    "DailyContract",
+    "GuildsContract",
+    "MetaContract",
+    "PostsContract",
+    "PrivacyContract",
+    "ProgressContract",
+    "RemindersContract",
+    "StandingsContract",
+    "TestRunsContract",
+]
+
+
+class GuildsContract(Protocol):
+    """Per-server settings (bot/storage/guilds.py GuildSettingsStore)."""
+
+    async def language(self, guild_id: int) -> str | None: ...
+
+    async def set_language(self, guild_id: int, language: str) -> None: ...
+
+
+class MetaContract(Protocol):
+    """Bot-wide key/value metadata (bot/storage/guilds.py MetaStore)."""
+
+    async def get(self, key: str) -> str | None: ...
+
+    async def set(self, key: str, value: str) -> None: ...
+
+
+class PostsContract(Protocol):
+    async def create(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        question_id: str,
+        order: tuple[int, ...],
+        language: str,
+        now_ms: int,
+        kind: str = "question",
+        closes_at: int | None = None,
+        params: str | None = None,
+    ) -> Post: ...
+
+    async def set_message(self, post_id: int, message_id: int) -> None: ...
+
+    async def delete(self, post_id: int) -> None: ...
+
+    async def for_click(self, post_id: int) -> Post | None: ...
+
+    def forget(self, post_id: int) -> None: ...
+
+    async def get(self, post_id: int) -> Post | None: ...
+
+    async def recent_question_ids(self, guild_id: int, limit: int) -> list[str]: ...
+
+    async def choice_counts(self, post_id: int) -> dict[int, int]: ...
+
+
+class AnswersContract(Protocol):
+    """The click: one answer, its scoring and summaries, in one transaction."""
+
+    async def record(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        name: str,
+        question: Question,
+        choice_index: int,
+        now_ms: int,
+        post_id: int | None = None,
+        test_run_id: int | None = None,
+    ) -> AnswerResult | None: ...
+
+
+class StandingsContract(Protocol):
+    async def page(
+        self, guild_id: int, since_ms: int | None, *, offset: int, limit: int
+    ) -> tuple[list[RankedScore], int]: ...
+
+    async def position(
+        self, guild_id: int, user_id: int, since_ms: int | None
+    ) -> tuple[RankedScore, int] | None: ...
+
+    async def member_stats(self, guild_id: int, user_id: int) -> MemberStats | None: ...
+
+    async def all_rows(self, guild_id: int, since_ms: int | None) -> list[RankedScore]: ...
+
+
+class TestRunsContract(Protocol):
+    async def create(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_ids: tuple[str, ...],
+        orders: tuple[tuple[int, ...], ...],
+        now_ms: int,
+        kind: str = "test",
+        params: tuple[str | None, ...] | None = None,
+    ) -> TestRun: ...
+
+    async def get(self, run_id: int) -> TestRun | None: ...
+
+    async def open_review(self, guild_id: int, user_id: int) -> TestRun | None: ...
+
+    async def answers(self, run_id: int) -> dict[str, int]: ...
+
+    async def finish(self, run_id: int, *, score: int, now_ms: int) -> None: ...
+
+
+class DailyContract(Protocol):
+    async def get(self, guild_id: int) -> DailySettings | None: ...
+
+    async def enabled(self) -> list[DailySettings]: ...
+
+    async def set_schedule(
+        self,
+        guild_id: int,
+        *,
+        channel_id: int,
+        post_time: str,
+        timezone: str,
+        now_ms: int,
+        open_closes_at: int | None = None,
+    ) -> None: ...
+
+    async def disable(self, guild_id: int, *, close_after_ms: int) -> bool: ...
+
+    async def set_role(self, guild_id: int, role_id: int | None) -> None: ...
+
+    async def history(self, guild_id: int) -> list[tuple[str, int]]: ...
+
+    async def claim(
+        self,
+        guild_id: int,
+        local_date: str,
+        *,
+        channel_id: int,
+        question_id: str,
+        round_: int,
+        order: tuple[int, ...],
+        language: str,
+        now_ms: int,
+        closes_at: int,
+        params: str | None = None,
+    ) -> Post | None: ...
+
+    async def delivered(self, post: Post, message_id: int) -> list[Post]: ...
+
+    async def failed(
+        self, post: Post, *, code: int | None, status: int | None, text: str, now_ms: int
+    ) -> None: ...
+
+    async def slot(self, guild_id: int, local_date: str) -> tuple[str, int | None] | None: ...
+
+    async def due_to_close(self, now_ms: int) -> list[Post]: ...
+
+    async def close(self, post_id: int, now_ms: int) -> tuple[Post, dict[int, int]] | None: ...
+
+    async def latest_open(self, guild_id: int) -> Post | None: ...
+
+    async def streak(self, guild_id: int, user_id: int) -> DailyStreak | None: ...
+
+    async def streaks(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, DailyStreak]: ...
+
+    async def current_streaks(
+        self, guild_id: int, user_ids: Iterable[int]
+    ) -> dict[int, tuple[int, int]]: ...
+
+    async def last_closed_date(self, guild_id: int) -> str | None: ...
+
+
+class CardsContract(Protocol):
+    async def member_cards(self, guild_id: int, user_id: int) -> dict[str, CardState]: ...
+
+
+class ProgressContract(Protocol):
+    async def weeks(
+        self, guild_id: int, user_id: int, now_ms: int, count: int = 12
+    ) -> list[tuple[int, int, int]]: ...
+
+
+class RemindersContract(Protocol):
+    async def set(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        enabled: bool,
+        remind_time: str | None,
+        language: str,
+        now_ms: int,
+    ) -> None: ...
+
+    async def get(self, guild_id: int, user_id: int) -> tuple[bool, str | None] | None: ...
+
+    async def enabled(self) -> list[ReminderRow]: ...
+
+    async def due_cards(self, guild_id: int, user_id: int, now_ms: int) -> int: ...
+
+    async def claim(self, guild_id: int, user_id: int, local_date: str) -> bool: ...
+
+    async def refused(self, guild_id: int, user_id: int, now_ms: int) -> None: ...
+
+    async def take_refusal(self, guild_id: int, user_id: int) -> bool: ...
+
+
+class PrivacyContract(Protocol):
+    async def forget_member(self, guild_id: int, user_id: int) -> dict[str, int]: ...
+
+    async def export_member(self, guild_id: int, user_id: int) -> dict[str, Any]: ...
+
+    async def member_guilds(self, user_id: int) -> list[int]: ...
+
+    async def forget_guild(self, guild_id: int) -> dict[str, int]: ...
+
+    async def mark_removed(self, guild_id: int, now_ms: int, due_ms: int) -> None: ...
+
+    async def cancel_removal(self, guild_id: int) -> bool: ...
+
+    async def pending_removals(self) -> list[PendingRemoval]: ...
+
+    async def delete_due(self, now_ms: int) -> list[int]: ...
+
+
+if TYPE_CHECKING:
+    from .answers import AnswerStore
+    from .cards import CardStore
+    from .daily import DailyStore
+    from .db import Database
+    from .guilds import GuildSettingsStore, MetaStore
+    from .pg.db import PgDatabase
+    from .pg.guilds import PgGuildSettingsStore, PgMetaStore
+    from .pg.posts import PgPostStore
+    from .pg.reads import PgCardStore, PgProgressStore
+    from .pg.reminders import PgReminderStore
+    from .pg.standings import PgStandings
+    from .pg.test_runs import PgTestRunStore
+    from .posts import PostStore
+    from .privacy import PrivacyStore
+    from .progress import ProgressStore
+    from .reminders import ReminderStore
+    from .standings import Standings
+    from .test_runs import TestRunStore
+
+    def _conforms(db: Database, pg: PgDatabase) -> None:
+        """Never called: mypy checks that each store satisfies its contract."""
+        guilds: GuildsContract = GuildSettingsStore(db)
+        meta: MetaContract = MetaStore(db)
+        posts: PostsContract = PostStore(db)
+        answers: AnswersContract = AnswerStore(db)
+        standings: StandingsContract = Standings(db)
+        test_runs: TestRunsContract = TestRunStore(db)
+        daily: DailyContract = DailyStore(db)
+        cards: CardsContract = CardStore(db)
+        progress: ProgressContract = ProgressStore(db)
+        reminders: RemindersContract = ReminderStore(db)
+        privacy: PrivacyContract = PrivacyStore(db)
+        guilds = PgGuildSettingsStore(pg)
+        meta = PgMetaStore(pg)
+        posts = PgPostStore(pg)
+        test_runs = PgTestRunStore(pg)
+        cards = PgCardStore(pg)
+        progress = PgProgressStore(pg)
+        reminders = PgReminderStore(pg)
+        standings = PgStandings(pg)
+        del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
+        del reminders, privacy

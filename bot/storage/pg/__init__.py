@@ -1,0 +1,16 @@
+"""PostgreSQL storage (issue 15), chosen by TPQUIZ_DATABASE_URL; SQLite stays the default.
+
+Why a second backend: one SQLite file cannot be shared by several processes on several
+machines, and a public bot needs shards split across processes and replicas. This
+package holds the PostgreSQL side: numbered migrations in `migrations/` with the same
+numbers, names and tables as bot/storage/migrations/ (tests/storage/test_pg_schema.py
+compares the two schemas table by table), `PgDatabase` (an asyncpg pool that applies
+them at open), and the stores as they are ported. Nothing outside bot/storage/ imports
+it: the rest of the bot will see only the contract in bot/storage/contract.py.
+"""
+
+from __future__ import annotations
+
+from .db import PgDatabase, pg_migrations
+
+__all__ = ["PgDatabase", "pg_migrations"]

@@ -1,0 +1,181 @@
+"""Which process runs which Discord shards, on a PostgreSQL shared by several processes.
+
+On SQLite one process owns the file (bot/runlock.py). On PostgreSQL any number of bot
+processes share the database, each running a range of shards (issue 15); two processes
+running the same shard would post every daily question twice and send every reminder
+twice. So a process holds one PostgreSQL advisory lock per shard it runs, for as long as
+it runs: session-level locks on one connection of its own, which PostgreSQL releases
+when that connection ends, a crash or SIGKILL included, so a lock never outlives its
+process. A second process claiming a shard already held refuses to start with one line
+naming the shard and the holder (from pg_stat_activity: the holder sets its
+application_name to "tpquiz <host> pid <pid>").
+
+Processes with different shard counts would split the servers differently and overlap
+without ever asking for the same shard. Each process therefore also holds a *shared*
+lock on its shard count and refuses to start beside a process holding another count.
+
+Keys: advisory locks in the two-int form (class, object): class SHARD_CLASS with the
+shard id as object (`bot.shard_lock.advisory_key`), class COUNT_CLASS with the shard
+count as object. `PgShardLocks` is the PostgreSQL side of the seam in bot/shard_lock.py
+(`NoShardLocks` is SQLite's); refusals are its `ShardHeld` / `ShardCountMismatch`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import asyncpg
+
+from bot.config import DatabaseUrl
+from bot.shard_lock import LOCK_NAMESPACE, ShardCountMismatch, ShardHeld
+
+__all__ = ["COUNT_CLASS", "SHARD_CLASS", "PgShardLocks", "ShardLocks", "holders"]
+
+log = logging.getLogger(__name__)
+
+#: 'tpqs' and 'tpqc' as 31-bit integers: advisory lock classes no other program uses.
+SHARD_CLASS = LOCK_NAMESPACE
+COUNT_CLASS = 0x74707163
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A process holding one of tpquiz's advisory locks, as PostgreSQL reports it."""
+
+    pid: int
+    application: str
+    client: str | None
+    since: str
+
+    def describe(self) -> str:
+        where = f" from {self.client}" if self.client else ""
+        name = self.application or "an unnamed client"
+        return f"{name}{where} (server pid {self.pid}, connected since {self.since})"
+
+
+def application_name() -> str:
+    """How this process names itself to PostgreSQL (shown by a refused second process)."""
+    return f"tpquiz {socket.gethostname()} pid {os.getpid()}"[:63]
+
+
+_HOLDERS = (
+    "SELECT l.objid::bigint AS object, a.pid, COALESCE(a.application_name, '') AS app,"
+    " host(a.client_addr) AS client, to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ') AS since"
+    " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+    " WHERE l.locktype = 'advisory' AND l.classid = $1::oid AND l.objsubid = 2 AND l.granted"
+    " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND a.pid <> pg_backend_pid()"
+)
+
+
+async def _holders(conn: asyncpg.Connection, lock_class: int) -> dict[int, Holder]:
+    rows = await conn.fetch(_HOLDERS, lock_class)
+    return {
+        int(r["object"]): Holder(int(r["pid"]), str(r["app"]), r["client"], str(r["since"]))
+        for r in rows
+    }
+
+
+async def holders(url: DatabaseUrl) -> tuple[dict[int, Holder], dict[int, Holder]]:
+    """(shard id -> holder, shard count -> a holder) of the processes running now; for
+    `tpquiz doctor`."""
+    conn = await asyncpg.connect(url.dsn)
+    try:
+        return await _holders(conn, SHARD_CLASS), await _holders(conn, COUNT_CLASS)
+    finally:
+        await conn.close()
+
+
+class ShardLocks:
+    """The advisory locks of this process's shards, on a connection of their own."""
+
+    def __init__(self, conn: asyncpg.Connection, shard_ids: tuple[int, ...], shard_count: int):
+        self._conn = conn
+        self.shard_ids = shard_ids
+        self.shard_count = shard_count
+
+    @classmethod
+    async def claim(
+        cls, url: DatabaseUrl, shard_ids: Iterable[int], shard_count: int
+    ) -> ShardLocks:
+        """Take the locks of `shard_ids` (of `shard_count`), or raise ShardHeld naming
+        the first shard held elsewhere and its holder (ShardCountMismatch for another
+        count); nothing stays held then."""
+        ids = tuple(sorted(set(shard_ids)))
+        if shard_count < 1 or not ids or ids[0] < 0 or ids[-1] >= shard_count:
+            raise ValueError(f"shards {ids} do not fit a shard count of {shard_count}")
+        conn = await asyncpg.connect(
+            url.dsn, server_settings={"application_name": application_name()}
+        )
+        try:
+            await cls._take(conn, ids, shard_count)
+        except BaseException:
+            await conn.close()  # releases whatever was taken
+            raise
+        log.info("holding shards %s of %s on %s", _ranges(ids), shard_count, url.redacted)
+        return cls(conn, ids, shard_count)
+
+    @staticmethod
+    async def _take(conn: asyncpg.Connection, ids: tuple[int, ...], shard_count: int) -> None:
+        # The count first, then the check: of two processes with different counts
+        # starting together, at least one sees the other (both refusing is safe).
+        await conn.execute(
+            "SELECT pg_advisory_lock_shared($1::int, $2::int)", COUNT_CLASS, shard_count
+        )
+        counts = await _holders(conn, COUNT_CLASS)
+        other = {count: h for count, h in counts.items() if count != shard_count}
+        if other:
+            count, holder = min(other.items())
+            raise ShardCountMismatch(shard_count, count, holder.describe())
+        for shard in ids:
+            got = await conn.fetchval(
+                "SELECT pg_try_advisory_lock($1::int, $2::int)", SHARD_CLASS, shard
+            )
+            if not got:
+                taken = (await _holders(conn, SHARD_CLASS)).get(shard)
+                raise ShardHeld(shard, shard_count, taken.describe() if taken else None)
+
+    @property
+    def alive(self) -> bool:
+        """Whether the locks are still held (their connection is open)."""
+        return not self._conn.is_closed()
+
+    async def release(self) -> None:
+        if not self._conn.is_closed():
+            await self._conn.close()
+
+
+class PgShardLocks:
+    """`bot.shard_lock.ShardLocks` on PostgreSQL: what `tpquiz run` claims at start-up."""
+
+    def __init__(self, url: DatabaseUrl) -> None:
+        self.url = url
+        self._held: ShardLocks | None = None
+
+    async def claim(self, shard_ids: tuple[int, ...], shard_count: int, holder: str) -> None:
+        # `holder` is how the seam names this process; PostgreSQL shows it as the lock
+        # connection's application_name (`application_name()` carries the same host and pid).
+        self._held = await ShardLocks.claim(self.url, shard_ids, shard_count)
+
+    async def release(self) -> None:
+        if self._held is not None:
+            await self._held.release()
+            self._held = None
+
+
+def _ranges(ids: tuple[int, ...]) -> str:
+    """0,1,2,5 -> '0-2,5' for the log."""
+    parts: list[str] = []
+    start = prev = ids[0]
+    for shard in (*ids[1:], None):
+        if shard is not None and shard == prev + 1:
+            prev = shard
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if shard is not None:
+            start = prev = shard
+    return ",".join(parts)

@@ -1,0 +1,166 @@
+"""Fixtures for the storage tests: one real PostgreSQL server per test session.
+
+`pg_server` starts it (tests/pg_server.py) the first time a test asks, and stops it when
+the session ends. Without PostgreSQL binaries the tests that use it skip with the
+reason, except in CI (CI=true), where they fail: see `tests.pg_server.availability`.
+`pg_url` gives each test an empty database of its own on that server, dropped after.
+`backend` runs a test once per storage backend, with the stores both have so far.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.storage.cards import CardStore
+from bot.storage.contract import (
+    CardsContract,
+    GuildsContract,
+    MetaContract,
+    PostsContract,
+    ProgressContract,
+    RemindersContract,
+    TestRunsContract,
+)
+from bot.storage.db import Database
+from bot.storage.guilds import GuildSettingsStore, MetaStore
+from bot.storage.pg.db import PgDatabase
+from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.reads import PgCardStore, PgProgressStore
+from bot.storage.pg.reminders import PgReminderStore
+from bot.storage.pg.test_runs import PgTestRunStore
+from bot.storage.posts import PostStore
+from bot.storage.progress import ProgressStore
+from bot.storage.reminders import ReminderStore
+from bot.storage.test_runs import TestRunStore
+from tests.pg_server import PgServer, availability, find_bin_dir
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    bin_dir = find_bin_dir()
+    verdict = availability(bin_dir, os.environ)
+    if verdict.action == "fail":
+        pytest.fail(verdict.reason, pytrace=False)
+    if verdict.action == "skip":
+        pytest.skip(verdict.reason)
+    assert bin_dir is not None
+    server = PgServer(bin_dir)
+    try:
+        server.start()
+    except BaseException:
+        server.stop()
+        raise
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def pg_url(pg_server: PgServer) -> AsyncIterator[str]:
+    """The URL of a new, empty database on the session's server (dropped after the test)."""
+    import asyncpg
+
+    name = "t_" + secrets.token_hex(6)
+    admin = await asyncpg.connect(pg_server.url())
+    try:
+        await admin.execute(f"CREATE DATABASE {name}")
+    finally:
+        await admin.close()
+    try:
+        yield pg_server.url(name)
+    finally:
+        admin = await asyncpg.connect(pg_server.url())
+        try:
+            await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        finally:
+            await admin.close()
+
+
+@dataclass
+class Backend:
+    """The stores ported to both databases, over one of them (`name`)."""
+
+    name: str
+    guilds: GuildsContract
+    meta: MetaContract
+    posts: PostsContract
+    test_runs: TestRunsContract
+    reminders: RemindersContract
+    progress: ProgressContract
+    cards: CardsContract
+    #: Runs one statement written with `?` placeholders (for a test's own rows).
+    execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend_target(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
+    """("sqlite", a file path) or ("postgresql", a URL): `backend` opens it.
+
+    Synchronous, so that it can ask for `pg_url` (and so start the server) only for the
+    PostgreSQL run: the SQLite run needs no server.
+    """
+    if request.param == "sqlite":
+        return "sqlite", str(tmp_path / "backend.sqlite3")
+    return "postgresql", str(request.getfixturevalue("pg_url"))
+
+
+def _numbered(sql: str) -> str:
+    """`?` placeholders as PostgreSQL's $1, $2, ... (tests' SQL has no '?' in literals)."""
+    parts = sql.split("?")
+    return parts[0] + "".join(f"${i}{part}" for i, part in enumerate(parts[1:], 1))
+
+
+@pytest.fixture
+async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
+    """Each test that takes it runs twice: on a SQLite file and on a PostgreSQL database."""
+    name, target = backend_target
+    if name == "sqlite":
+        db = await Database.open(target)
+
+        async def lite(sql: str, args: tuple[object, ...]) -> None:
+            async with db.transaction() as conn:
+                await conn.execute(sql, args)
+
+        try:
+            yield Backend(
+                name,
+                guilds=GuildSettingsStore(db),
+                meta=MetaStore(db),
+                posts=PostStore(db),
+                test_runs=TestRunStore(db),
+                reminders=ReminderStore(db),
+                progress=ProgressStore(db),
+                cards=CardStore(db),
+                execute=lite,
+            )
+        finally:
+            await db.close()
+        return
+    pg = await PgDatabase.open(target)
+
+    async def post(sql: str, args: tuple[object, ...]) -> None:
+        async with pg.transaction() as conn:
+            await conn.execute(_numbered(sql), *args)
+
+    try:
+        yield Backend(
+            name,
+            guilds=PgGuildSettingsStore(pg),
+            meta=PgMetaStore(pg),
+            posts=PgPostStore(pg),
+            test_runs=PgTestRunStore(pg),
+            reminders=PgReminderStore(pg),
+            progress=PgProgressStore(pg),
+            cards=PgCardStore(pg),
+            execute=post,
+        )
+    finally:
+        await pg.close()

@@ -1,0 +1,136 @@
+"""One data set on both backends ranks the same: SQLite written by the real click path,
+copied into PostgreSQL (bot/storage/pg/copy.py), every leaderboard read compared."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Storage
+from bot.storage.pg.copy import copy_from_sqlite
+from bot.storage.pg.db import PgDatabase
+from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.standings import PgStandings, positional
+from bot.storage.problems import DatabaseUnusable
+from bot.storage.standings import DAY_MS, month_start_ms, week_start_ms
+from tests.factories import make_bank
+
+GUILDS = (7, 2**62)
+LAST = 1_764_700_000_000  # the newest answer: 2025-12-02
+
+
+async def _fill(path: Path) -> None:
+    """Two servers, 25 members with ties, 70 days of answers, some finished tests."""
+    rng = random.Random(15)
+    storage = await Storage.open(path)
+    questions = list(make_bank())
+    try:
+        for guild in GUILDS:
+            for user in range(1, 26):
+                for q in rng.sample(questions, rng.randint(0, min(8, len(questions)))):
+                    post = await storage.posts.create(
+                        guild_id=guild, channel_id=1, question_id=q.id,
+                        order=tuple(range(len(q.choices))), language="en", now_ms=0,
+                    )  # fmt: skip
+                    right = rng.random() < 0.6
+                    await storage.answers.record(
+                        guild_id=guild, user_id=user, name=f"member {user}", question=q,
+                        choice_index=q.correct_index if right else (q.correct_index + 1) % 2,
+                        now_ms=LAST - rng.randrange(70) * DAY_MS - rng.randrange(DAY_MS),
+                        post_id=post.id,
+                    )  # fmt: skip
+                if user % 4 == 0:
+                    run = await storage.test_runs.create(
+                        guild_id=guild, user_id=user, question_ids=("a", "b", "c"),
+                        orders=((0,), (0,), (0,)), now_ms=LAST - DAY_MS,
+                    )  # fmt: skip
+                    await storage.test_runs.finish(run.id, score=user % 3, now_ms=LAST)
+    finally:
+        await storage.close()
+
+
+@pytest.fixture
+async def both(tmp_path: Path, pg_url: str):
+    path = tmp_path / "ranked.sqlite3"
+    await _fill(path)
+    pg = await PgDatabase.open(pg_url)
+    copied = await copy_from_sqlite(path, pg)
+    lite = await Storage.open(path)
+    try:
+        yield lite, pg, copied
+    finally:
+        await lite.close()
+        await pg.close()
+
+
+def _sinces() -> list[int | None]:
+    return [
+        None,
+        week_start_ms(LAST),  # the current week: member_periods
+        month_start_ms(LAST),  # the current month: member_periods
+        week_start_ms(LAST) - 7 * DAY_MS,  # an earlier week: raw aggregation
+        LAST - 20 * DAY_MS,  # any instant: raw aggregation
+    ]
+
+
+async def test_the_copy_holds_every_row(both, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lite, pg, copied = both
+    with sqlite3.connect(tmp_path / "ranked.sqlite3") as conn:
+        for table, count in copied.items():
+            assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == count, table
+    assert copied["answers"] > 100 and copied["member_periods"] > 0 and copied["cards"] > 0
+    # The identity moved past the copied ids: the next post gets a fresh one.
+    post = await PgPostStore(pg).create(
+        guild_id=1, channel_id=1, question_id="q", order=(0,), language="en", now_ms=0
+    )
+    assert post.id == copied["posts"] + 1
+
+
+async def test_a_second_copy_into_the_same_database_is_refused(both, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, pg, _ = both
+    with pytest.raises(DatabaseUnusable, match=r"already holds rows \(table "):
+        await copy_from_sqlite(tmp_path / "ranked.sqlite3", pg)
+
+
+async def test_every_page_and_position_is_the_same_on_both(both) -> None:  # type: ignore[no-untyped-def]
+    lite, pg, _ = both
+    post = PgStandings(pg)
+    for guild in (*GUILDS, 12345):
+        for since in _sinces():
+            assert await post.all_rows(guild, since) == await lite.standings.all_rows(
+                guild, since
+            ), (guild, since)
+            for offset, limit in ((0, 10), (10, 10), (3, 1), (0, 0), (100, 10)):
+                got = await post.page(guild, since, offset=offset, limit=limit)
+                want = await lite.standings.page(guild, since, offset=offset, limit=limit)
+                assert got == want, (guild, since, offset, limit)
+            for user in range(0, 27):
+                got_pos = await post.position(guild, user, since)
+                assert got_pos == await lite.standings.position(guild, user, since), (
+                    guild,
+                    since,
+                    user,
+                )
+
+
+async def test_every_members_stats_are_the_same_on_both(both) -> None:  # type: ignore[no-untyped-def]
+    lite, pg, _ = both
+    post = PgStandings(pg)
+    seen_tests = 0
+    for guild in GUILDS:
+        for user in range(0, 27):
+            got = await post.member_stats(guild, user)
+            assert got == await lite.standings.member_stats(guild, user), (guild, user)
+            seen_tests += got is not None and got.best_test is not None
+    assert seen_tests > 0
+
+
+def test_named_parameters_become_numbered_ones() -> None:
+    sql, args = positional(
+        "SELECT :a, :b::text, :a WHERE x = :c", {"a": 1, "b": "two", "c": None, "d": 4}
+    )
+    assert sql == "SELECT $1, $2::text, $1 WHERE x = $3"
+    assert args == [1, "two", None]

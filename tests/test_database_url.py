@@ -1,0 +1,98 @@
+"""TPQUIZ_DATABASE_URL (bot/config.py): parsed, and its password never shown (issue 15)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, DatabaseUrl, Settings, redact_url
+from tests.test_cli import FAKE_TOKEN, tpquiz
+
+SECRET = "s3cr3t-Pa55"
+URL = f"postgresql://tpquiz:{SECRET}@db.internal:5432/tpquiz"
+
+
+def test_the_url_is_read_from_the_environment() -> None:
+    settings = Settings.from_env({"TPQUIZ_DATABASE_URL": URL}, env_file=None)
+    assert settings.database_url is not None
+    assert settings.database_url.dsn == URL
+    assert Settings.from_env({}, env_file=None).database_url is None
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (URL, "postgresql://tpquiz:***@db.internal:5432/tpquiz"),
+        ("postgres://u:p%40ss@h/d", "postgres://u:***@h/d"),
+        ("postgresql://u:with@at@h/d", "postgresql://u:***@h/d"),  # an unencoded '@'
+        ("postgresql://u@h/d", "postgresql://u@h/d"),  # no password: nothing to hide
+        ("postgresql://h/d?user=u&password=pw", "postgresql://h/d?user=u&password=***"),
+    ],
+)
+def test_the_redacted_form_replaces_the_password(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+    assert str(DatabaseUrl(url)) == shown
+    assert repr(DatabaseUrl(url)) == f"DatabaseUrl({shown!r})"
+
+
+def test_the_password_is_not_in_the_settings_repr_nor_in_log_lines(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    settings = Settings.from_env({"TPQUIZ_DATABASE_URL": URL}, env_file=None)
+    assert SECRET not in repr(settings)
+    assert SECRET not in str(settings.database_url) + repr(settings.database_url)
+    caplog.set_level(logging.INFO)
+    log = logging.getLogger("tpquiz.test")
+    log.info("database %s", settings.database_url)
+    log.info("settings %r", settings)
+    assert "postgresql://tpquiz:***@db.internal:5432/tpquiz" in caplog.text
+    assert SECRET not in caplog.text
+
+
+def test_a_driver_error_is_scrubbed() -> None:
+    url = DatabaseUrl("postgresql://u:p%40ss@h/d")
+    text = url.scrub("could not connect to postgresql://u:p%40ss@h/d (password p@ss)")
+    assert text == "could not connect to postgresql://u:***@h/d (password ***)"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            f"mysql://root:{SECRET}@h/d",
+            "TPQUIZ_DATABASE_URL must start with postgresql://, not 'mysql'",
+        ),
+        (
+            "sqlite:///data/tpquiz.sqlite3",
+            "TPQUIZ_DATABASE_URL must start with postgresql://, not 'sqlite' (for SQLite, set "
+            "TPQUIZ_DB to the file's path)",
+        ),
+        (
+            f"postgresql://u:{SECRET}@h:port/d",
+            "TPQUIZ_DATABASE_URL is not a valid URL (postgresql://u:***@h:port/d)",
+        ),
+        (
+            f"postgresql://u:{SECRET}@h:5432",
+            "TPQUIZ_DATABASE_URL names no database (postgresql://u:***@h:5432)",
+        ),
+    ],
+)
+def test_a_bad_url_is_refused_without_its_password(url: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env({"TPQUIZ_DATABASE_URL": url}, env_file=None)
+    assert str(caught.value).startswith(message)
+    assert SECRET not in str(caught.value)
+
+
+def test_run_refuses_postgresql_for_now_in_one_line(tmp_path: Path) -> None:
+    result = tpquiz("run", cwd=tmp_path, DISCORD_TOKEN=FAKE_TOKEN, TPQUIZ_DATABASE_URL=URL)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(
+        "tpquiz: PostgreSQL storage is not complete yet: TPQUIZ_DATABASE_URL is set "
+        "(postgresql://tpquiz:***@db.internal:5432/tpquiz)"
+    )
+    assert SECRET not in result.stderr + result.stdout
+    assert not (tmp_path / "data").exists()  # nothing was created on the way

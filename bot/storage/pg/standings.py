@@ -1,6 +1,6 @@
 """Leaderboards and member statistics on PostgreSQL: the twin of bot/storage/standings.py.
 
-The same queries over the same summaries (members, member_periods, score_counts; see the
+The same index ranges over the same summaries (members, member_periods, score_counts; see the
 SQLite module for why each is an index range), so the same data ranks the same on both
 backends: tests/storage/test_pg_standings.py copies one SQLite database into PostgreSQL
 and compares every page, position and member's statistics. The differences are the
@@ -10,7 +10,7 @@ Why the reads are shaped differently from SQLite's: SQLite is in-process, so a r
 one hop to aiosqlite's thread, but every PostgreSQL statement is a round trip to the
 server (~0.35 ms on a loaded machine, plus the pool's reset of the connection when it is
 released), and at a million answers the trips, not the index ranges, were the time
-(bench/pg_scale.py: p50 ~2 ms for ~6 trips). So each call here is one statement: the
+(bench/pg_scale.py, docs/performance.md section 8). So each call here is one statement: the
 page, the number ranked and the first row's rank together; the member's row, rank and
 row index together; a member's statistics with their topics and best test. The check
 that a week or month bucket is the current one (SQLite's separate `_source` query) rides

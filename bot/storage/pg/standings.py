@@ -1,10 +1,23 @@
 """Leaderboards and member statistics on PostgreSQL: the twin of bot/storage/standings.py.
 
-The same queries over the same summaries (members, member_periods, score_counts; see the
+The same index ranges over the same summaries (members, member_periods, score_counts; see the
 SQLite module for why each is an index range), so the same data ranks the same on both
 backends: tests/storage/test_pg_standings.py copies one SQLite database into PostgreSQL
 and compares every page, position and member's statistics. The differences are the
-driver's: numbered parameters, LIMIT ALL for "no limit", and question_ids read as json.
+driver's: numbered parameters, LIMIT NULL for "no limit", and question_ids read as json.
+
+Why the reads are shaped differently from SQLite's: SQLite is in-process, so a read is
+one hop to aiosqlite's thread, but every PostgreSQL statement is a round trip to the
+server (~0.35 ms on a loaded machine, plus the pool's reset of the connection when it is
+released), and at a million answers the trips, not the index ranges, were the time
+(bench/pg_scale.py, docs/performance.md section 8). So each call here is one statement: the
+page, the number ranked and the first row's rank together; the member's row, rank and
+row index together; a member's statistics with their topics and best test. The check
+that a week or month bucket is the current one (SQLite's separate `_source` query) rides
+along as a column, and only when it says "not current" (never for the bot's own reads)
+is the exact raw aggregation asked for in a second statement. asyncpg prepares each
+statement once per connection and reuses it: the SQL text depends only on the source's
+kind, never on the values.
 """
 
 from __future__ import annotations
@@ -17,7 +30,7 @@ import asyncpg
 
 from bot.quiz.scoring import MemberScore
 
-from ..standings import _ORDER, _ORDER_S, MemberStats, RankedScore, month_start_ms, week_start_ms
+from ..standings import _ORDER, MemberStats, RankedScore, month_start_ms, week_start_ms
 from .db import PgDatabase
 
 _NAMED = re.compile(r"(?<!:):([a-z_]+)\b")
@@ -55,69 +68,72 @@ class PgStandings:
         text, args = positional(sql, params)
         return await self.db.fetch(text, *args)
 
-    async def _source(self, guild_id: int, since_ms: int | None) -> _Source:
+    def _guess(self, guild_id: int, since_ms: int | None) -> tuple[_Source, str]:
+        """The source without asking the server, and SQL that is TRUE when the guess
+        must be checked again (a later bucket exists, so this one is not current)."""
         if since_ms is None:
-            return _Source("members", "guild_id = :guild", {"guild": guild_id}, ("all", 0))
+            return _Source("members", "guild_id = :guild", {"guild": guild_id}, ("all", 0)), "FALSE"
         for period, start in (
             ("week", week_start_ms(since_ms)),
             ("month", month_start_ms(since_ms)),
         ):
-            if start != since_ms:
-                continue
-            later = await self.db.fetch(
-                "SELECT 1 FROM member_periods WHERE guild_id = $1 AND period = $2"
-                " AND starts_at > $3 LIMIT 1",
-                guild_id,
-                period,
-                since_ms,
-            )
-            if not later:
+            if start == since_ms:
                 return _Source(
                     "member_periods",
                     "guild_id = :guild AND period = :period AND starts_at = :start",
                     {"guild": guild_id, "period": period, "start": since_ms},
                     (period, since_ms),
+                ), (
+                    "EXISTS (SELECT 1 FROM member_periods WHERE guild_id = :guild"
+                    " AND period = :period AND starts_at > :start)"
                 )
-        return _Source(
-            "(SELECT user_id, SUM(points) AS points, COUNT(*) AS answered,"
-            " SUM(correct) AS correct FROM answers"
-            " WHERE guild_id = :guild AND answered_at >= :since GROUP BY user_id) AS raw",
-            "TRUE",
-            {"guild": guild_id, "since": since_ms},
-        )
+        return _raw(guild_id, since_ms), "FALSE"
+
+    async def _source(self, guild_id: int, since_ms: int | None) -> _Source:
+        """The source, checked with the server (the slow path: a guess was not current)."""
+        if since_ms is not None:
+            for period, start in (
+                ("week", week_start_ms(since_ms)),
+                ("month", month_start_ms(since_ms)),
+            ):
+                if start != since_ms:
+                    continue
+                later = await self.db.fetch(
+                    "SELECT 1 FROM member_periods WHERE guild_id = $1 AND period = $2"
+                    " AND starts_at > $3 LIMIT 1",
+                    guild_id,
+                    period,
+                    since_ms,
+                )
+                if not later:
+                    return _Source(
+                        "member_periods",
+                        "guild_id = :guild AND period = :period AND starts_at = :start",
+                        {"guild": guild_id, "period": period, "start": since_ms},
+                        (period, since_ms),
+                    )
+            return _raw(guild_id, since_ms)
+        return self._guess(guild_id, since_ms)[0]
 
     async def page(
         self, guild_id: int, since_ms: int | None, *, offset: int, limit: int
     ) -> tuple[list[RankedScore], int]:
         """One page of the server's standings and the number of ranked members.
 
-        `limit` -1 means every row (SQLite's LIMIT -1; LIMIT NULL here)."""
-        src = await self._source(guild_id, since_ms)
-        if src.counts is not None:
-            (total_row,) = await self._fetch(
-                "SELECT COALESCE(SUM(members), 0) FROM score_counts"
-                " WHERE guild_id = :guild AND period = :cp AND starts_at = :cs",
-                {"guild": guild_id, "cp": src.counts[0], "cs": src.counts[1]},
+        `limit` -1 means every row (SQLite's LIMIT -1; LIMIT NULL here). One statement
+        (two when the guessed week or month bucket is not the current one)."""
+        src, later = self._guess(guild_id, since_ms)
+        rows = await self._page_rows(src, later, offset, limit)
+        if rows[0]["later"]:
+            rows = await self._page_rows(
+                await self._source(guild_id, since_ms), "FALSE", offset, limit
             )
-        else:
-            (total_row,) = await self._fetch(
-                f"SELECT COUNT(*) FROM {src.table} WHERE {src.where}", src.params
-            )
-        total = int(total_row[0])
+        total = int(rows[0]["total"])
         if limit == 0 or offset >= total:
             return [], total
-        rows = await self._fetch(
-            f"SELECT s.user_id, COALESCE(m.name, ''), s.points, s.answered, s.correct,"
-            f" COALESCE(m.streak, 0), COALESCE(m.best_streak, 0)"
-            f" FROM (SELECT user_id, points, answered, correct FROM {src.table}"
-            f"  WHERE {src.where} ORDER BY {_ORDER} LIMIT :limit OFFSET :offset) AS s"
-            f" LEFT JOIN members m ON m.guild_id = :guild AND m.user_id = s.user_id"
-            f" ORDER BY {_ORDER_S}",
-            {**src.params, "limit": None if limit < 0 else limit, "offset": offset},
-        )
         ranked: list[RankedScore] = []
-        for index, row in enumerate(rows):
-            score = MemberScore(*row)
+        for index, row in enumerate(r for r in rows if r["user_id"] is not None):
+            score = MemberScore(*tuple(row)[3:])
             previous = ranked[-1] if ranked else None
             if previous is not None and (previous.score.points, previous.score.correct) == (
                 score.points,
@@ -127,9 +143,39 @@ class PgStandings:
             elif previous is not None:
                 rank = offset + index + 1  # every row before it is strictly ahead
             else:
-                rank = 1 + await self._ahead(src, score.points, score.correct)
+                rank = 1 + int(row["ahead"])
             ranked.append(RankedScore(rank, score))
         return ranked, total
+
+    async def _page_rows(
+        self, src: _Source, later: str, offset: int, limit: int
+    ) -> list[asyncpg.Record]:
+        """One header row (later, total, ahead of the first row) joined to the page's
+        rows, in leaderboard order; one row with a NULL user_id for an empty page."""
+        if src.counts is not None:
+            total = (
+                "(SELECT COALESCE(SUM(members), 0) FROM score_counts"
+                " WHERE guild_id = :guild AND period = :cp AND starts_at = :cs)"
+            )
+        else:
+            total = f"(SELECT COUNT(*) FROM {src.table} WHERE {src.where})"
+        return await self._fetch(
+            f"WITH s AS (SELECT user_id, points, answered, correct FROM {src.table}"
+            f"  WHERE {src.where} ORDER BY {_ORDER} LIMIT :limit OFFSET :offset)"
+            f" SELECT h.later, h.total, f.ahead, p.user_id, p.name, p.points, p.answered,"
+            f" p.correct, p.streak, p.best_streak"
+            f" FROM (SELECT {later} AS later, {total} AS total) AS h"
+            f" LEFT JOIN LATERAL (SELECT {self._ahead_sql(src, 'f0.points', 'f0.correct')}"
+            f"  AS ahead FROM (SELECT points, correct FROM s ORDER BY {_ORDER} LIMIT 1) AS f0)"
+            f"  AS f ON TRUE"
+            f" LEFT JOIN LATERAL (SELECT s.user_id, COALESCE(m.name, '') AS name, s.points,"
+            f"  s.answered, s.correct, COALESCE(m.streak, 0) AS streak,"
+            f"  COALESCE(m.best_streak, 0) AS best_streak FROM s"
+            f"  LEFT JOIN members m ON m.guild_id = :guild AND m.user_id = s.user_id) AS p"
+            f"  ON TRUE"
+            f" ORDER BY p.points DESC, p.correct DESC, p.answered ASC, p.user_id ASC",
+            self._params(src, limit=None if limit < 0 else limit, offset=offset),
+        )
 
     def _ahead_sql(self, src: _Source, points: str, correct: str) -> str:
         """SQL for the number of members strictly ahead of (points, correct)."""
@@ -149,65 +195,107 @@ class PgStandings:
         counts = {"cp": src.counts[0], "cs": src.counts[1]} if src.counts else {}
         return {**src.params, **counts, **more}
 
-    async def _ahead(self, src: _Source, points: int, correct: int) -> int:
-        (row,) = await self._fetch(
-            "SELECT " + self._ahead_sql(src, ":p", ":c"), self._params(src, p=points, c=correct)
+    def _position_sql(self, src: _Source) -> str:
+        """The member's row, the members strictly ahead (their rank - 1) and the members
+        tied with them but listed before them (their row index), as columns of `p`."""
+        t, w = src.table, src.where
+        return (
+            f"SELECT s.points, s.answered, s.correct, COALESCE(m.name, '') AS name,"
+            f" COALESCE(m.streak, 0) AS streak, COALESCE(m.best_streak, 0) AS best_streak,"
+            f" {self._ahead_sql(src, 's.points', 's.correct')} AS ahead,"
+            f" (SELECT COUNT(*) FROM {t} WHERE {w} AND points = s.points"
+            f"  AND correct = s.correct AND (answered < s.answered"
+            f"  OR (answered = s.answered AND user_id < s.user_id))) AS tied_before"
+            f" FROM (SELECT user_id, points, answered, correct FROM {t}"
+            f"  WHERE {w} AND user_id = :user) AS s"
+            f" LEFT JOIN members m ON m.guild_id = :guild AND m.user_id = s.user_id"
         )
-        return int(row[0])
 
     async def position(
         self, guild_id: int, user_id: int, since_ms: int | None
     ) -> tuple[RankedScore, int] | None:
-        """The member's rank and score, and their 0-based row in the ordering."""
-        src = await self._source(guild_id, since_ms)
-        t, w = src.table, src.where
-        # One statement: the member's row, the members strictly ahead (their rank - 1)
-        # and the members tied with them but listed before them (their row index).
-        found = await self._fetch(
-            f"SELECT s.points, s.answered, s.correct, COALESCE(m.name, ''),"
-            f" COALESCE(m.streak, 0), COALESCE(m.best_streak, 0),"
-            f" {self._ahead_sql(src, 's.points', 's.correct')},"
-            f" (SELECT COUNT(*) FROM {t} WHERE {w} AND points = s.points"
-            f"  AND correct = s.correct AND (answered < s.answered"
-            f"  OR (answered = s.answered AND user_id < s.user_id)))"
-            f" FROM (SELECT user_id, points, answered, correct FROM {t}"
-            f"  WHERE {w} AND user_id = :user) AS s"
-            f" LEFT JOIN members m ON m.guild_id = :guild AND m.user_id = s.user_id",
-            self._params(src, user=user_id),
+        """The member's rank and score, and their 0-based row in the ordering (one
+        statement; two when the guessed bucket is not the current one)."""
+        src, later = self._guess(guild_id, since_ms)
+        sql = "SELECT h.later, p.* FROM (SELECT {later} AS later) AS h LEFT JOIN LATERAL ({pos}) AS p ON TRUE"
+        (row,) = await self._fetch(
+            sql.format(later=later, pos=self._position_sql(src)), self._params(src, user=user_id)
         )
-        if not found:
-            return None
-        points, answered, correct, name, streak, best, ahead_n, tied_before = found[0]
-        score = MemberScore(user_id, name, points, answered, correct, streak, best)
-        return RankedScore(int(ahead_n) + 1, score), int(ahead_n) + int(tied_before)
+        if row["later"]:
+            src = await self._source(guild_id, since_ms)
+            (row,) = await self._fetch(
+                sql.format(later="FALSE", pos=self._position_sql(src)),
+                self._params(src, user=user_id),
+            )
+        return _ranked(user_id, row)
 
     async def member_stats(self, guild_id: int, user_id: int) -> MemberStats | None:
-        found = await self.position(guild_id, user_id, None)
-        if found is None:
+        """All-time score and rank, answers per topic and best finished test: one
+        statement."""
+        src, _ = self._guess(guild_id, None)
+        found = await self._fetch(
+            f"SELECT p.*, tp.topics, tp.topic_answered, tp.topic_correct,"
+            f" bt.has_test, bt.score AS test_score, bt.questions"
+            f" FROM ({self._position_sql(src)}) AS p"
+            f" LEFT JOIN LATERAL (SELECT array_agg(topic) AS topics,"
+            f"  array_agg(n) AS topic_answered, array_agg(c) AS topic_correct"
+            f"  FROM (SELECT topic, COUNT(*) AS n, SUM(correct) AS c FROM answers"
+            f"  WHERE guild_id = :guild AND user_id = :user GROUP BY topic) AS t) AS tp ON TRUE"
+            f" LEFT JOIN LATERAL (SELECT TRUE AS has_test, score,"
+            f"  json_array_length(question_ids::json) AS questions FROM test_runs"
+            f"  WHERE guild_id = :guild AND user_id = :user AND finished_at IS NOT NULL"
+            f"  ORDER BY score DESC, finished_at ASC LIMIT 1) AS bt ON TRUE",
+            self._params(src, user=user_id),
+        )
+        ranked = _ranked(user_id, found[0]) if found else None
+        if ranked is None:
             return None
-        ranked, _ = found
-        topics = await self.db.fetch(
-            "SELECT topic, COUNT(*), SUM(correct) FROM answers"
-            " WHERE guild_id = $1 AND user_id = $2 GROUP BY topic",
-            guild_id,
-            user_id,
-        )
-        per_topic = {t: (int(a), int(c)) for t, a, c in topics}
-        best = await self.db.fetch(
-            "SELECT score, json_array_length(question_ids::json) FROM test_runs"
-            " WHERE guild_id = $1 AND user_id = $2 AND finished_at IS NOT NULL"
-            " ORDER BY score DESC, finished_at ASC LIMIT 1",
-            guild_id,
-            user_id,
-        )
+        row = found[0]
+        per_topic = {
+            str(t): (int(a), int(c))
+            for t, a, c in zip(
+                row["topics"] or [],
+                row["topic_answered"] or [],
+                row["topic_correct"] or [],
+                strict=True,
+            )
+        }
         return MemberStats(
-            score=ranked.score,
-            rank=ranked.rank,
+            score=ranked[0].score,
+            rank=ranked[0].rank,
             per_topic=per_topic,
-            best_test=(int(best[0][0]), int(best[0][1])) if best else None,
+            best_test=(int(row["test_score"]), int(row["questions"])) if row["has_test"] else None,
         )
 
     async def all_rows(self, guild_id: int, since_ms: int | None) -> list[RankedScore]:
         """Every ranked member, for `tpquiz leaderboard` (admins and scripts)."""
         rows, _ = await self.page(guild_id, since_ms, offset=0, limit=-1)
         return rows
+
+
+def _raw(guild_id: int, since_ms: int) -> _Source:
+    """The exact aggregation over `answers` since any instant (the bot never asks)."""
+    return _Source(
+        "(SELECT user_id, SUM(points) AS points, COUNT(*) AS answered,"
+        " SUM(correct) AS correct FROM answers"
+        " WHERE guild_id = :guild AND answered_at >= :since GROUP BY user_id) AS raw",
+        "TRUE",
+        {"guild": guild_id, "since": since_ms},
+    )
+
+
+def _ranked(user_id: int, row: asyncpg.Record) -> tuple[RankedScore, int] | None:
+    """A `_position_sql` row as (rank and score, row index); None when it found nobody."""
+    if row["points"] is None:
+        return None
+    score = MemberScore(
+        user_id,
+        row["name"],
+        row["points"],
+        row["answered"],
+        row["correct"],
+        row["streak"],
+        row["best_streak"],
+    )
+    ahead = int(row["ahead"])
+    return RankedScore(ahead + 1, score), ahead + int(row["tied_before"])

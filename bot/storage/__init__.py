@@ -13,6 +13,7 @@ from .posts import Post, PostStore
 from .privacy import PrivacyStore
 from .progress import ProgressStore
 from .reminders import ReminderStore
+from .reports import ReportStore
 from .standings import MemberStats, RankedScore, Standings
 from .test_runs import TestRun, TestRunStore
 
@@ -33,6 +34,7 @@ class Storage:
         self.progress = ProgressStore(db)
         self.reminders = ReminderStore(db)
         self.privacy = PrivacyStore(db)
+        self.reports = ReportStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:

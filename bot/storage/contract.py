@@ -8,9 +8,11 @@ every PostgreSQL store that exists) to its Protocol, so a store whose methods dr
 from the contract fails `make lint` at that line.
 
 Not covered yet: the plain-sqlite3 functions run inside another transaction
-(bot/storage/cards.py's update_card, members.py, reports.py, itemstats.py), which the
-click path and the privacy commands call with a `sqlite3.Connection`; they become
-methods of a contract when those paths are ported.
+(bot/storage/cards.py's update_card, itemstats.py), which the click path calls with a
+`sqlite3.Connection`; they become methods of a contract when those paths are ported.
+Reports are: `ReportStore` (SQLite) and `PgReportStore` are the async faces of the
+report functions, and the privacy stores run members.py's steps (pg/members.py on
+PostgreSQL).
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from bot.quiz.memory import CardState
     from bot.quiz.model import Question
+    from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
 
     from .daily import DailySettings, DailyStreak
     from .posts import Post
     from .privacy import PendingRemoval
     from .reminders import ReminderRow
+    from .reports import Report
     from .standings import MemberStats, RankedScore
     from .test_runs import TestRun
 
@@ -40,6 +44,7 @@ __all__ = [
     "PrivacyContract",
     "ProgressContract",
     "RemindersContract",
+    "ReportsContract",
     "StandingsContract",
     "TestRunsContract",
 ]
@@ -259,6 +264,50 @@ class PrivacyContract(Protocol):
     async def delete_due(self, now_ms: int) -> list[int]: ...
 
 
+class ReportsContract(Protocol):
+    """Members' problem reports (bot/storage/reports.py ReportStore)."""
+
+    async def add(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_id: str,
+        language: str,
+        reason: str,
+        body: str | None,
+        now_ms: int,
+    ) -> Report | Refusal: ...
+
+    async def find(
+        self,
+        guild_id: int | None = None,
+        *,
+        open_only: bool = False,
+        question_id: str | None = None,
+        limit: int = -1,
+        offset: int = 0,
+    ) -> list[Report]: ...
+
+    async def count_open(self, guild_id: int | None = None) -> int: ...
+
+    async def open_counts(self, guild_id: int | None = None) -> dict[str, int]: ...
+
+    async def resolve(
+        self,
+        report_id: int,
+        *,
+        now_ms: int,
+        note: str | None = None,
+        by: int | None = None,
+        guild_id: int | None = None,
+    ) -> Report | None: ...
+
+    async def resolve_open(
+        self, report_id: int, *, guild_id: int, now_ms: int, by: int
+    ) -> Report | None: ...
+
+
 if TYPE_CHECKING:
     from .answers import AnswerStore
     from .cards import CardStore
@@ -268,14 +317,17 @@ if TYPE_CHECKING:
     from .pg.db import PgDatabase
     from .pg.guilds import PgGuildSettingsStore, PgMetaStore
     from .pg.posts import PgPostStore
+    from .pg.privacy import PgPrivacyStore
     from .pg.reads import PgCardStore, PgProgressStore
     from .pg.reminders import PgReminderStore
+    from .pg.reports import PgReportStore
     from .pg.standings import PgStandings
     from .pg.test_runs import PgTestRunStore
     from .posts import PostStore
     from .privacy import PrivacyStore
     from .progress import ProgressStore
     from .reminders import ReminderStore
+    from .reports import ReportStore
     from .standings import Standings
     from .test_runs import TestRunStore
 
@@ -292,6 +344,7 @@ if TYPE_CHECKING:
         progress: ProgressContract = ProgressStore(db)
         reminders: RemindersContract = ReminderStore(db)
         privacy: PrivacyContract = PrivacyStore(db)
+        reports: ReportsContract = ReportStore(db)
         guilds = PgGuildSettingsStore(pg)
         meta = PgMetaStore(pg)
         posts = PgPostStore(pg)
@@ -300,5 +353,7 @@ if TYPE_CHECKING:
         progress = PgProgressStore(pg)
         reminders = PgReminderStore(pg)
         standings = PgStandings(pg)
+        privacy = PgPrivacyStore(pg)
+        reports = PgReportStore(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
-        del reminders, privacy
+        del reminders, privacy, reports

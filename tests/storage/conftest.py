@@ -23,8 +23,10 @@ from bot.storage.contract import (
     GuildsContract,
     MetaContract,
     PostsContract,
+    PrivacyContract,
     ProgressContract,
     RemindersContract,
+    ReportsContract,
     TestRunsContract,
 )
 from bot.storage.db import Database
@@ -32,12 +34,16 @@ from bot.storage.guilds import GuildSettingsStore, MetaStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
 from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.reads import PgCardStore, PgProgressStore
 from bot.storage.pg.reminders import PgReminderStore
+from bot.storage.pg.reports import PgReportStore
 from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.posts import PostStore
+from bot.storage.privacy import PrivacyStore
 from bot.storage.progress import ProgressStore
 from bot.storage.reminders import ReminderStore
+from bot.storage.reports import ReportStore
 from bot.storage.test_runs import TestRunStore
 from tests.pg_server import PgServer, availability, find_bin_dir
 
@@ -96,6 +102,8 @@ class Backend:
     reminders: RemindersContract
     progress: ProgressContract
     cards: CardsContract
+    privacy: PrivacyContract
+    reports: ReportsContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
 
@@ -139,6 +147,8 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
                 reminders=ReminderStore(db),
                 progress=ProgressStore(db),
                 cards=CardStore(db),
+                privacy=PrivacyStore(db),
+                reports=ReportStore(db),
                 execute=lite,
             )
         finally:
@@ -160,6 +170,8 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
             reminders=PgReminderStore(pg),
             progress=PgProgressStore(pg),
             cards=PgCardStore(pg),
+            privacy=PgPrivacyStore(pg),
+            reports=PgReportStore(pg),
             execute=post,
         )
     finally:

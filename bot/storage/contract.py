@@ -46,6 +46,7 @@ __all__ = [
     "RemindersContract",
     "ReportsContract",
     "StandingsContract",
+    "StorageContract",
     "TestRunsContract",
 ]
 
@@ -308,7 +309,41 @@ class ReportsContract(Protocol):
     ) -> Report | None: ...
 
 
+class StorageContract(Protocol):
+    """The bundle of every store over one database: `bot.storage.Storage` (SQLite) and
+    `bot.storage.pg.storage.PgStorage`, as `open_storage(settings)` returns them.
+    Read-only properties, so each backend's own store classes satisfy them."""
+
+    @property
+    def posts(self) -> PostsContract: ...
+    @property
+    def answers(self) -> AnswersContract: ...
+    @property
+    def standings(self) -> StandingsContract: ...
+    @property
+    def test_runs(self) -> TestRunsContract: ...
+    @property
+    def guilds(self) -> GuildsContract: ...
+    @property
+    def meta(self) -> MetaContract: ...
+    @property
+    def daily(self) -> DailyContract: ...
+    @property
+    def cards(self) -> CardsContract: ...
+    @property
+    def progress(self) -> ProgressContract: ...
+    @property
+    def reminders(self) -> RemindersContract: ...
+    @property
+    def privacy(self) -> PrivacyContract: ...
+    @property
+    def reports(self) -> ReportsContract: ...
+
+    async def close(self) -> None: ...
+
+
 if TYPE_CHECKING:
+    from . import Storage
     from .answers import AnswerStore
     from .cards import CardStore
     from .daily import DailyStore
@@ -322,6 +357,7 @@ if TYPE_CHECKING:
     from .pg.reminders import PgReminderStore
     from .pg.reports import PgReportStore
     from .pg.standings import PgStandings
+    from .pg.storage import PgStorage
     from .pg.test_runs import PgTestRunStore
     from .posts import PostStore
     from .privacy import PrivacyStore
@@ -357,3 +393,6 @@ if TYPE_CHECKING:
         reports = PgReportStore(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
         del reminders, privacy, reports
+        bundle: StorageContract = Storage(db)
+        bundle = PgStorage(pg)
+        del bundle

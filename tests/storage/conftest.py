@@ -1,17 +1,12 @@
-"""Fixtures for the storage tests: one real PostgreSQL server per test session.
+"""Fixtures for the storage tests: `backend` runs a test once per storage backend.
 
-`pg_server` starts it (tests/pg_server.py) the first time a test asks, and stops it when
-the session ends. Without PostgreSQL binaries the tests that use it skip with the
-reason, except in CI (CI=true), where they fail: see `tests.pg_server.availability`.
-`pg_url` gives each test an empty database of its own on that server, dropped after.
-`backend` runs a test once per storage backend, with the stores both have so far.
+The PostgreSQL server itself (`pg_server`, `pg_url`) is in tests/conftest.py, so that
+the end-to-end and command tests can use it too.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,49 +40,6 @@ from bot.storage.progress import ProgressStore
 from bot.storage.reminders import ReminderStore
 from bot.storage.reports import ReportStore
 from bot.storage.test_runs import TestRunStore
-from tests.pg_server import PgServer, availability, find_bin_dir
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    bin_dir = find_bin_dir()
-    verdict = availability(bin_dir, os.environ)
-    if verdict.action == "fail":
-        pytest.fail(verdict.reason, pytrace=False)
-    if verdict.action == "skip":
-        pytest.skip(verdict.reason)
-    assert bin_dir is not None
-    server = PgServer(bin_dir)
-    try:
-        server.start()
-    except BaseException:
-        server.stop()
-        raise
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-async def pg_url(pg_server: PgServer) -> AsyncIterator[str]:
-    """The URL of a new, empty database on the session's server (dropped after the test)."""
-    import asyncpg
-
-    name = "t_" + secrets.token_hex(6)
-    admin = await asyncpg.connect(pg_server.url())
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-    finally:
-        await admin.close()
-    try:
-        yield pg_server.url(name)
-    finally:
-        admin = await asyncpg.connect(pg_server.url())
-        try:
-            await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        finally:
-            await admin.close()
 
 
 @dataclass

@@ -198,39 +198,13 @@ def _copy_target(args: argparse.Namespace) -> DatabaseUrl:
     return url
 
 
-async def _held_rows(db: PgDatabase) -> dict[str, int]:
-    """The tables of the target that hold rows (its schema's version table aside)."""
-    from bot.storage.pg.db import VERSION_TABLE
-
-    held = {}
-    for row in await db.fetch(
-        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1"
-    ):
-        table = str(row[0])
-        if table == VERSION_TABLE:
-            continue
-        (count,) = await db.fetchrow(f'SELECT COUNT(*) FROM "{table}"') or (0,)
-        if count:
-            held[table] = int(count)
-    return held
-
-
-async def _emptied(db: PgDatabase) -> None:
-    """--force: drop every table of this tpquiz database, then migrate it afresh."""
-    async with db.transaction() as conn:
-        for row in await conn.fetch(
-            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
-        ):
-            await conn.execute(f'DROP TABLE IF EXISTS "{row[0]}" CASCADE')
-    await db.migrate()
-
-
 async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
     """(servers compared, the leaderboards that differ) between the file and the copy."""
     from datetime import UTC, datetime
 
     from bot.quiz.periods import period_start
     from bot.storage import Storage
+    from bot.storage.pg.copy import source_guilds
     from bot.storage.pg.standings import PgStandings
 
     now = datetime.now(UTC)
@@ -239,12 +213,11 @@ async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
         start = period_start(period, now)
         assert start is not None
         periods.append((f"this {period}", int(start.timestamp() * 1000)))
+    guilds = source_guilds(path)
     lite = await Storage.open(path, readonly=True)
     pg = PgStandings(db)
     differ: list[str] = []
     try:
-        async with lite.db.conn.execute("SELECT DISTINCT guild_id FROM members ORDER BY 1") as cur:
-            guilds = [int(r[0]) for r in await cur.fetchall()]
         for guild in guilds:
             for name, since in periods:
                 if await lite.standings.all_rows(guild, since) != await pg.all_rows(guild, since):
@@ -255,7 +228,7 @@ async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
 
 
 async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: TextIO) -> int:
-    from bot.storage.pg.copy import copy_from_sqlite
+    from bot.storage.pg.copy import copy_from_sqlite, empty_target, held_rows
     from bot.storage.pg.db import PgDatabase
     from bot.storage.schema import read_status
 
@@ -269,7 +242,7 @@ async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: 
         )
     db = await PgDatabase.open(url)
     try:
-        held = await _held_rows(db)
+        held = await held_rows(db)
         if held and not force:
             shown = ", ".join(f"{t} {n}" for t, n in list(held.items())[:4])
             raise problems.DatabaseUnusable(
@@ -278,9 +251,9 @@ async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: 
             )
         if held:
             err.write(f"db copy: --force: deleting every row of {url.redacted}\n")
-            await _emptied(db)
+            await empty_target(db)
         copied = await copy_from_sqlite(path, db)
-        written = await _held_rows(db)
+        written = await held_rows(db)
         servers, differ = await _leaderboards(path, db)
     finally:
         await db.close()

@@ -9,6 +9,7 @@ are as if X never played; the export must be the SQLite export of the same data.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -122,7 +123,15 @@ async def test_a_server_is_forgotten_whole_and_due_removals_go_once(
         assert [(p.guild_id, p.due_at) for p in await privacy.pending_removals()] == [(GUILD, 1000)]
         assert await privacy.delete_due(999) == []
         assert await privacy.delete_due(1000, owns=lambda guild: guild != GUILD) == []
-        assert await privacy.delete_due(1000) == [GUILD]
+        # Two processes' retention loops at once (each its own pool): deleted once.
+        other = await PgDatabase.open(pg_url)
+        try:
+            first, second = await asyncio.gather(
+                privacy.delete_due(1000), PgPrivacyStore(other).delete_due(1000)
+            )
+        finally:
+            await other.close()
+        assert sorted(first + second) == [GUILD]
         assert await privacy.delete_due(1000) == []
         for table in pgmembers.GUILD_TABLES:
             rows = await db.fetch(f"SELECT 1 FROM {table} WHERE guild_id = $1", GUILD)

@@ -10,11 +10,16 @@ sitecustomize module, since it refuses earlier (and says so) without them.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+import types
 from pathlib import Path
 
+import pytest
+
 from bot.config import DatabaseUrl
-from bot.storage.pg.db import PgDatabase
+from bot.storage.pg.db import PgDatabase, pg_migrations
 from bot.storage.pg.shard_locks import PgShardLocks, application_name
 from bot.storage.pg.storage import LATER_STORES
 from tests.test_cli import FAKE_TOKEN, ROOT, tpquiz
@@ -32,6 +37,11 @@ for module_name, class_name in {list(LATER_STORES.values())!r}:
         setattr(module, class_name, StandIn)
         sys.modules[module_name] = module
 """
+
+
+class _StandIn:
+    def __init__(self, db: PgDatabase) -> None:
+        self.db = db
 
 
 def _run(tmp_path: Path, url: str, **env: str):
@@ -83,3 +93,39 @@ async def test_another_shard_count_is_refused_too(tmp_path: Path, pg_url: str) -
     last = result.stderr.splitlines()[-1]
     assert "runs with TPQUIZ_SHARD_COUNT=4, not 2" in last
     assert last.endswith("every process sharing the database must use the same count")
+
+
+async def test_the_locks_are_held_while_serving_and_given_back_after(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_run_on_postgres` with `_serve` (Discord) replaced: shards 1 and 3 of 4 are
+    held while it serves, on a migrated database, and free again once it returns, also
+    when serving fails."""
+    from bot import cli
+    from bot.config import Settings
+    from bot.storage.pg.shard_locks import holders
+
+    for module_name, class_name in LATER_STORES.values():
+        if importlib.util.find_spec(module_name) is None:
+            module = types.ModuleType(module_name)
+            setattr(module, class_name, _StandIn)
+            monkeypatch.setitem(sys.modules, module_name, module)
+    url = DatabaseUrl(pg_url)
+    seen: list[tuple[list[int], int]] = []
+
+    async def serve(settings, token, bank, templates, storage) -> None:  # type: ignore[no-untyped-def]
+        shards, _ = await holders(url)
+        seen.append((sorted(shards), await storage.db.schema_version()))
+        await storage.close()
+        if len(seen) == 2:
+            raise RuntimeError("Discord went away")
+
+    monkeypatch.setattr(cli, "_serve", serve)
+    settings = Settings(database_url=url, shard_count=4, shard_ids=(1, 3))
+    await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+    assert await holders(url) == ({}, {})
+    with pytest.raises(RuntimeError):
+        await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+    assert await holders(url) == ({}, {})
+    newest = len(pg_migrations())
+    assert seen == [([1, 3], newest), ([1, 3], newest)]

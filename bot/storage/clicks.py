@@ -107,7 +107,7 @@ _BEFORE = (
     " (SELECT MAX(local_date) FROM daily_slots WHERE guild_id = :guild AND status = 'sent'"
     "  AND local_date < ds.local_date),"
     " st.last_date, st.streak, st.best"
-    " FROM (SELECT 1)"
+    " FROM (SELECT 1) AS one"  # the alias: PostgreSQL 15 needs one (pg/clicks.py)
     " LEFT JOIN posts AS p ON p.id = :post"
     " LEFT JOIN answers AS prev ON {earlier}"
     " LEFT JOIN members AS m ON m.guild_id = :guild AND m.user_id = :user"

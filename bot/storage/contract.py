@@ -8,11 +8,12 @@ every PostgreSQL store that exists) to its Protocol, so a store whose methods dr
 from the contract fails `make lint` at that line.
 
 Not covered yet: the plain-sqlite3 functions run inside another transaction
-(bot/storage/cards.py's update_card, itemstats.py), which the click path calls with a
-`sqlite3.Connection`; they become methods of a contract when those paths are ported.
-Reports are: `ReportStore` (SQLite) and `PgReportStore` are the async faces of the
-report functions, and the privacy stores run members.py's steps (pg/members.py on
-PostgreSQL).
+(itemstats.py), which the item statistics call with a `sqlite3.Connection`; they
+become methods of a contract when that path is ported. The click path's own (clicks.py,
+cards.py's write_card) have their PostgreSQL twin in bot/storage/pg/clicks.py, behind
+`AnswersContract`; members.py's steps (a member's export and deletion) theirs in
+bot/storage/pg/members.py, behind `PrivacyContract`; reports.py's functions are behind
+`ReportsContract` (`ReportStore`, `PgReportStore`).
 """
 
 from __future__ import annotations
@@ -349,6 +350,8 @@ if TYPE_CHECKING:
     from .daily import DailyStore
     from .db import Database
     from .guilds import GuildSettingsStore, MetaStore
+    from .pg.answers import PgAnswerStore
+    from .pg.daily import PgDailyStore
     from .pg.db import PgDatabase
     from .pg.guilds import PgGuildSettingsStore, PgMetaStore
     from .pg.posts import PgPostStore
@@ -391,6 +394,8 @@ if TYPE_CHECKING:
         standings = PgStandings(pg)
         privacy = PgPrivacyStore(pg)
         reports = PgReportStore(pg)
+        answers = PgAnswerStore(pg)
+        daily = PgDailyStore(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
         del reminders, privacy, reports
         bundle: StorageContract = Storage(db)

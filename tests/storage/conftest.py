@@ -9,12 +9,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.storage.answers import AnswerStore
 from bot.storage.cards import CardStore
 from bot.storage.contract import (
+    AnswersContract,
     CardsContract,
+    DailyContract,
     GuildsContract,
     MetaContract,
     PostsContract,
@@ -22,10 +26,14 @@ from bot.storage.contract import (
     ProgressContract,
     RemindersContract,
     ReportsContract,
+    StandingsContract,
     TestRunsContract,
 )
+from bot.storage.daily import DailyStore
 from bot.storage.db import Database
 from bot.storage.guilds import GuildSettingsStore, MetaStore
+from bot.storage.pg.answers import PgAnswerStore
+from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
 from bot.storage.pg.posts import PgPostStore
@@ -33,12 +41,14 @@ from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.reads import PgCardStore, PgProgressStore
 from bot.storage.pg.reminders import PgReminderStore
 from bot.storage.pg.reports import PgReportStore
+from bot.storage.pg.standings import PgStandings
 from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.posts import PostStore
 from bot.storage.privacy import PrivacyStore
 from bot.storage.progress import ProgressStore
 from bot.storage.reminders import ReminderStore
 from bot.storage.reports import ReportStore
+from bot.storage.standings import Standings
 from bot.storage.test_runs import TestRunStore
 
 
@@ -56,8 +66,17 @@ class Backend:
     cards: CardsContract
     privacy: PrivacyContract
     reports: ReportsContract
+    answers: AnswersContract
+    daily: DailyContract
+    standings: StandingsContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
+    #: The first column of the first row of a query written with `?` placeholders.
+    scalar: Callable[[str, tuple[object, ...]], Awaitable[Any]]
+    #: Every row of a query written with `?` placeholders, as plain tuples.
+    rows: Callable[[str, tuple[object, ...]], Awaitable[list[tuple[Any, ...]]]]
+    #: The database itself (a `Database` or a `PgDatabase`), for backend-only checks.
+    db: Any = None
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -89,6 +108,15 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
             async with db.transaction() as conn:
                 await conn.execute(sql, args)
 
+        async def lite_scalar(sql: str, args: tuple[object, ...]) -> Any:
+            async with db.conn.execute(sql, args) as cur:
+                row = await cur.fetchone()
+            return None if row is None else row[0]
+
+        async def lite_rows(sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+            async with db.conn.execute(sql, args) as cur:
+                return [tuple(r) for r in await cur.fetchall()]
+
         try:
             yield Backend(
                 name,
@@ -101,7 +129,13 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
                 cards=CardStore(db),
                 privacy=PrivacyStore(db),
                 reports=ReportStore(db),
+                answers=AnswerStore(db),
+                daily=DailyStore(db),
+                standings=Standings(db),
                 execute=lite,
+                scalar=lite_scalar,
+                rows=lite_rows,
+                db=db,
             )
         finally:
             await db.close()
@@ -111,6 +145,13 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
     async def post(sql: str, args: tuple[object, ...]) -> None:
         async with pg.transaction() as conn:
             await conn.execute(_numbered(sql), *args)
+
+    async def pg_scalar(sql: str, args: tuple[object, ...]) -> Any:
+        row = await pg.fetchrow(_numbered(sql), *args)
+        return None if row is None else row[0]
+
+    async def pg_rows(sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await pg.fetch(_numbered(sql), *args)]
 
     try:
         yield Backend(
@@ -124,7 +165,13 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
             cards=PgCardStore(pg),
             privacy=PgPrivacyStore(pg),
             reports=PgReportStore(pg),
+            answers=PgAnswerStore(pg),
+            daily=PgDailyStore(pg),
+            standings=PgStandings(pg),
             execute=post,
+            scalar=pg_scalar,
+            rows=pg_rows,
+            db=pg,
         )
     finally:
         await pg.close()

@@ -1,4 +1,5 @@
-"""Storage against real SQLite files in a temporary directory."""
+"""Recording answers, the same tests on SQLite and on PostgreSQL (the `backend` fixture);
+the migrations and the raw-sqlite3 integrity check stay SQLite-only."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from bot.storage import Storage
 from bot.storage.db import migrations
 from tests.factories import make_bank
+from tests.storage.conftest import Backend
 
 GUILD, OTHER_GUILD = 111, 222
 ALICE, BOB = 1001, 1002
@@ -23,7 +25,9 @@ async def storage(tmp_path: Path):
     await s.close()
 
 
-async def _post(storage: Storage, qid: str = "mlp-split-01", guild: int = GUILD, now: int = 1_000):
+async def _post(
+    storage: Storage | Backend, qid: str = "mlp-split-01", guild: int = GUILD, now: int = 1_000
+):
     return await storage.posts.create(
         guild_id=guild, channel_id=5, question_id=qid, order=(2, 0, 3, 1), language="en", now_ms=now
     )
@@ -39,11 +43,11 @@ async def test_migrations_apply_once_and_record_the_version(tmp_path: Path) -> N
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-async def test_first_right_answer_scores_and_duplicates_change_nothing(storage: Storage) -> None:
+async def test_first_right_answer_scores_and_duplicates_change_nothing(backend: Backend) -> None:
     bank = make_bank()
     q = bank["mlp-split-01"]  # correct choice index 1
-    post = await _post(storage)
-    first = await storage.answers.record(
+    post = await _post(backend)
+    first = await backend.answers.record(
         guild_id=GUILD,
         user_id=ALICE,
         name="alice",
@@ -54,7 +58,7 @@ async def test_first_right_answer_scores_and_duplicates_change_nothing(storage: 
     )
     assert (first.correct, first.points_awarded, first.duplicate) == (True, 1, False)
     assert (first.score.points, first.score.streak, first.rank) == (1, 1, 1)
-    again = await storage.answers.record(
+    again = await backend.answers.record(
         guild_id=GUILD,
         user_id=ALICE,
         name="alice",
@@ -65,16 +69,16 @@ async def test_first_right_answer_scores_and_duplicates_change_nothing(storage: 
     )
     assert again.duplicate and again.choice_index == 1 and again.correct
     assert again.score.answered == 1
-    assert (await storage.posts.get(post.id)).answer_count == 1  # type: ignore[union-attr]
+    assert (await backend.posts.get(post.id)).answer_count == 1  # type: ignore[union-attr]
 
 
-async def test_the_same_question_posted_again_gives_no_second_point(storage: Storage) -> None:
+async def test_the_same_question_posted_again_gives_no_second_point(backend: Backend) -> None:
     q = make_bank()["mlp-split-01"]
-    p1, p2 = await _post(storage), await _post(storage)
-    await storage.answers.record(
+    p1, p2 = await _post(backend), await _post(backend)
+    await backend.answers.record(
         guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=1, post_id=p1.id
     )
-    second = await storage.answers.record(
+    second = await backend.answers.record(
         guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=2, post_id=p2.id
     )
     assert second.correct and second.points_awarded == 0 and not second.duplicate
@@ -86,25 +90,25 @@ async def test_the_same_question_posted_again_gives_no_second_point(storage: Sto
     ) == (1, 2, 2, 2)
 
 
-async def test_a_wrong_first_answer_uses_up_the_point(storage: Storage) -> None:
+async def test_a_wrong_first_answer_uses_up_the_point(backend: Backend) -> None:
     q = make_bank()["mlp-split-01"]
-    p1, p2 = await _post(storage), await _post(storage)
-    wrong = await storage.answers.record(
+    p1, p2 = await _post(backend), await _post(backend)
+    wrong = await backend.answers.record(
         guild_id=GUILD, user_id=BOB, name="b", question=q, choice_index=0, now_ms=1, post_id=p1.id
     )
     assert (wrong.correct, wrong.points_awarded, wrong.score.streak) == (False, 0, 0)
-    right = await storage.answers.record(
+    right = await backend.answers.record(
         guild_id=GUILD, user_id=BOB, name="b", question=q, choice_index=1, now_ms=2, post_id=p2.id
     )
     assert right.points_awarded == 0 and right.score.points == 0 and right.score.streak == 1
 
 
-async def test_twenty_concurrent_clicks_record_one_answer(storage: Storage) -> None:
+async def test_twenty_concurrent_clicks_record_one_answer(backend: Backend) -> None:
     q = make_bank()["mlp-split-01"]
-    post = await _post(storage)
+    post = await _post(backend)
     results = await asyncio.gather(
         *(
-            storage.answers.record(
+            backend.answers.record(
                 guild_id=GUILD,
                 user_id=ALICE,
                 name="a",
@@ -118,8 +122,7 @@ async def test_twenty_concurrent_clicks_record_one_answer(storage: Storage) -> N
     )
     assert sum(not r.duplicate for r in results) == 1
     assert len({r.choice_index for r in results}) == 1
-    async with storage.db.conn.execute("SELECT COUNT(*) FROM answers") as cur:
-        assert (await cur.fetchone())[0] == 1
+    assert await backend.scalar("SELECT COUNT(*) FROM answers", ()) == 1
 
 
 async def test_the_database_itself_refuses_a_second_answer_to_a_post(
@@ -151,13 +154,13 @@ async def test_the_database_itself_refuses_a_second_answer_to_a_post(
         )
 
 
-async def test_servers_are_scored_apart(storage: Storage) -> None:
+async def test_servers_are_scored_apart(backend: Backend) -> None:
     q = make_bank()["mlp-split-01"]
-    p1, p2 = await _post(storage), await _post(storage, guild=OTHER_GUILD)
-    await storage.answers.record(
+    p1, p2 = await _post(backend), await _post(backend, guild=OTHER_GUILD)
+    await backend.answers.record(
         guild_id=GUILD, user_id=ALICE, name="a", question=q, choice_index=1, now_ms=1, post_id=p1.id
     )
-    other = await storage.answers.record(
+    other = await backend.answers.record(
         guild_id=OTHER_GUILD,
         user_id=ALICE,
         name="a",
@@ -167,6 +170,6 @@ async def test_servers_are_scored_apart(storage: Storage) -> None:
         post_id=p2.id,
     )
     assert other.points_awarded == 1  # first in that server
-    rows, total = await storage.standings.page(OTHER_GUILD, None, offset=0, limit=10)
+    rows, total = await backend.standings.page(OTHER_GUILD, None, offset=0, limit=10)
     assert total == 1 and rows[0].score.points == 1
-    assert await storage.standings.position(OTHER_GUILD, BOB, None) is None
+    assert await backend.standings.position(OTHER_GUILD, BOB, None) is None

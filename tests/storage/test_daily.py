@@ -1,5 +1,8 @@
-"""Daily posts in storage, against real SQLite files: one slot per server and day even
-under concurrent claims and across restarts, delivery errors, closing, daily streaks."""
+"""Daily posts in storage: one slot per server and day even under concurrent claims and
+across restarts, delivery errors, closing, daily streaks. The store's own tests run on
+SQLite and on PostgreSQL (the `backend` fixture); the SQLite migration, the second
+process on one SQLite file stays SQLite-only. The service-level tests get the backend's
+stores in place of `Storage` (they use only contract methods)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from bot.service import QuizError, QuizService, to_ms
 from bot.storage import Post, Storage
 from bot.storage.db import migrations
 from tests.factories import make_bank
+from tests.storage.conftest import Backend
 
 GUILD, OTHER = 111, 222
 CHANNEL = 5
@@ -31,14 +35,18 @@ async def storage(tmp_path: Path):
     await s.close()
 
 
-async def _enable(storage: Storage, guild: int = GUILD, now_ms: int = 0) -> None:
+async def _enable(storage: Storage | Backend, guild: int = GUILD, now_ms: int = 0) -> None:
     await storage.daily.set_schedule(
         guild, channel_id=CHANNEL, post_time="09:00", timezone="UTC", now_ms=now_ms
     )
 
 
 async def _claim(
-    storage: Storage, guild: int = GUILD, day: str = DAY, qid: str = "mlp-split-01", now: int = 10
+    storage: Storage | Backend,
+    guild: int = GUILD,
+    day: str = DAY,
+    qid: str = "mlp-split-01",
+    now: int = 10,
 ) -> Post | None:
     return await storage.daily.claim(
         guild,
@@ -65,27 +73,26 @@ async def test_the_migration_adds_the_daily_tables(tmp_path: Path) -> None:
     assert "daily_date" in columns
 
 
-async def test_a_day_is_claimed_once(storage: Storage) -> None:
-    await _enable(storage)
-    post = await _claim(storage)
+async def test_a_day_is_claimed_once(backend: Backend) -> None:
+    await _enable(backend)
+    post = await _claim(backend)
     assert post is not None and post.kind == "daily" and post.daily_date == DAY
     assert post.closes_at == 10 + 24 * HOUR
-    assert await _claim(storage) is None
-    assert await _claim(storage, day="2024-12-01") is None  # an earlier day neither
-    assert (await storage.daily.get(GUILD)).last_date == DAY  # type: ignore[union-attr]
-    assert await storage.daily.slot(GUILD, DAY) == ("claimed", post.id)
+    assert await _claim(backend) is None
+    assert await _claim(backend, day="2024-12-01") is None  # an earlier day neither
+    assert (await backend.daily.get(GUILD)).last_date == DAY  # type: ignore[union-attr]
+    assert await backend.daily.slot(GUILD, DAY) == ("claimed", post.id)
 
 
-async def test_twenty_concurrent_claims_of_a_day_create_one_post(storage: Storage) -> None:
-    await _enable(storage)
-    await _enable(storage, OTHER)
+async def test_twenty_concurrent_claims_of_a_day_create_one_post(backend: Backend) -> None:
+    await _enable(backend)
+    await _enable(backend, OTHER)
     results = await asyncio.gather(
-        *(_claim(storage, guild) for guild in (GUILD, OTHER) for _ in range(10))
+        *(_claim(backend, guild) for guild in (GUILD, OTHER) for _ in range(10))
     )
     won = [p for p in results if p is not None]
     assert sorted(p.guild_id for p in won) == [GUILD, OTHER]
-    async with storage.db.conn.execute("SELECT COUNT(*) FROM posts WHERE kind = 'daily'") as cur:
-        assert (await cur.fetchone())[0] == 2  # type: ignore[index]
+    assert await backend.scalar("SELECT COUNT(*) FROM posts WHERE kind = 'daily'", ()) == 2
 
 
 async def test_a_second_process_on_the_same_file_cannot_claim_the_day_again(
@@ -116,65 +123,65 @@ async def test_the_claim_survives_a_restart(tmp_path: Path) -> None:
         await s.close()
 
 
-async def test_no_claim_without_daily_settings(storage: Storage) -> None:
-    assert await _claim(storage) is None
+async def test_no_claim_without_daily_settings(backend: Backend) -> None:
+    assert await _claim(backend) is None
 
 
 async def test_a_failed_send_keeps_the_day_records_the_error_and_forgets_the_post(
-    storage: Storage,
+    backend: Backend,
 ) -> None:
-    await _enable(storage)
-    post = await _claim(storage)
+    await _enable(backend)
+    post = await _claim(backend)
     assert post is not None
-    await storage.daily.failed(post, code=50013, status=403, text="Missing Permissions", now_ms=99)
-    settings = await storage.daily.get(GUILD)
+    await backend.daily.failed(post, code=50013, status=403, text="Missing Permissions", now_ms=99)
+    settings = await backend.daily.get(GUILD)
     assert settings is not None
     assert (settings.error_code, settings.error_status, settings.error_channel) == (
         50013,
         403,
         CHANNEL,
     )
-    assert await storage.posts.get(post.id) is None
-    assert await storage.daily.slot(GUILD, DAY) == ("failed", None)
-    assert await storage.daily.history(GUILD) == []
-    assert await _claim(storage) is None  # not retried the same day
-    nxt = await _claim(storage, day="2024-12-03")
+    assert await backend.posts.get(post.id) is None
+    assert await backend.daily.slot(GUILD, DAY) == ("failed", None)
+    assert await backend.daily.history(GUILD) == []
+    assert await _claim(backend) is None  # not retried the same day
+    nxt = await _claim(backend, day="2024-12-03")
     assert nxt is not None
-    older = await storage.daily.delivered(nxt, message_id=777)
+    older = await backend.daily.delivered(nxt, message_id=777)
     assert older == []
-    assert (await storage.daily.get(GUILD)).error_code is None  # type: ignore[union-attr]
+    assert (await backend.daily.get(GUILD)).error_code is None  # type: ignore[union-attr]
 
 
-async def test_delivery_returns_the_older_open_post_and_builds_history(storage: Storage) -> None:
-    await _enable(storage)
-    first = await _claim(storage, day="2024-12-01", qid="start-01")
+async def test_delivery_returns_the_older_open_post_and_builds_history(backend: Backend) -> None:
+    await _enable(backend)
+    first = await _claim(backend, day="2024-12-01", qid="start-01")
     assert first is not None
-    assert await storage.daily.delivered(first, 501) == []
-    second = await _claim(storage, day="2024-12-02", qid="start-02")
+    assert await backend.daily.delivered(first, 501) == []
+    second = await _claim(backend, day="2024-12-02", qid="start-02")
     assert second is not None
-    older = await storage.daily.delivered(second, 502)
+    older = await backend.daily.delivered(second, 502)
     assert [p.id for p in older] == [first.id]
     assert older[0].message_id == 501
-    assert await storage.daily.history(GUILD) == [("start-02", 1), ("start-01", 1)]
+    assert await backend.daily.history(GUILD) == [("start-02", 1), ("start-01", 1)]
 
 
-async def test_closing_is_done_by_one_closer(storage: Storage) -> None:
-    await _enable(storage)
-    post = await _claim(storage, now=1_000)
+async def test_closing_is_done_by_one_closer(backend: Backend) -> None:
+    await _enable(backend)
+    post = await _claim(backend, now=1_000)
     assert post is not None
-    await storage.daily.delivered(post, 9)
-    assert await storage.daily.due_to_close(1_000 + 24 * HOUR - 1) == []
-    assert [p.id for p in await storage.daily.due_to_close(1_000 + 24 * HOUR)] == [post.id]
-    closed = await asyncio.gather(*(storage.daily.close(post.id, 5_000) for _ in range(5)))
+    await backend.daily.delivered(post, 9)
+    assert await backend.daily.due_to_close(1_000 + 24 * HOUR - 1) == []
+    assert [p.id for p in await backend.daily.due_to_close(1_000 + 24 * HOUR)] == [post.id]
+    closed = await asyncio.gather(*(backend.daily.close(post.id, 5_000) for _ in range(5)))
     assert sum(c is not None for c in closed) == 1
-    assert await storage.daily.due_to_close(10 * 24 * HOUR) == []
+    assert await backend.daily.due_to_close(10 * 24 * HOUR) == []
 
 
 async def test_turning_off_closes_the_open_post_24_hours_after_it_was_posted(
-    storage: Storage,
+    backend: Backend,
 ) -> None:
-    await _enable(storage)
-    post = await storage.daily.claim(
+    await _enable(backend)
+    post = await backend.daily.claim(
         GUILD,
         DAY,
         channel_id=CHANNEL,
@@ -186,22 +193,22 @@ async def test_turning_off_closes_the_open_post_24_hours_after_it_was_posted(
         closes_at=1_000 + 40 * HOUR,
     )
     assert post is not None
-    assert await storage.daily.disable(GUILD, close_after_ms=24 * HOUR)
-    assert not await storage.daily.disable(GUILD, close_after_ms=24 * HOUR)
-    assert (await storage.posts.get(post.id)).closes_at == 1_000 + 24 * HOUR  # type: ignore[union-attr]
-    assert await storage.daily.enabled() == []
+    assert await backend.daily.disable(GUILD, close_after_ms=24 * HOUR)
+    assert not await backend.daily.disable(GUILD, close_after_ms=24 * HOUR)
+    assert (await backend.posts.get(post.id)).closes_at == 1_000 + 24 * HOUR  # type: ignore[union-attr]
+    assert await backend.daily.enabled() == []
 
 
 async def test_a_new_schedule_moves_the_open_posts_closing_time_and_clears_the_error(
-    storage: Storage,
+    backend: Backend,
 ) -> None:
-    await _enable(storage)
-    post = await _claim(storage)
+    await _enable(backend)
+    post = await _claim(backend)
     assert post is not None
-    await storage.daily.failed(post, code=10003, status=404, text="Unknown Channel", now_ms=5)
-    open_post = await _claim(storage, day="2024-12-03")
+    await backend.daily.failed(post, code=10003, status=404, text="Unknown Channel", now_ms=5)
+    open_post = await _claim(backend, day="2024-12-03")
     assert open_post is not None
-    await storage.daily.set_schedule(
+    await backend.daily.set_schedule(
         GUILD,
         channel_id=6,
         post_time="15:00",
@@ -209,7 +216,7 @@ async def test_a_new_schedule_moves_the_open_posts_closing_time_and_clears_the_e
         now_ms=7,
         open_closes_at=123_456,
     )
-    settings = await storage.daily.get(GUILD)
+    settings = await backend.daily.get(GUILD)
     assert settings is not None
     assert (settings.channel_id, settings.post_time, settings.timezone) == (
         6,
@@ -217,7 +224,7 @@ async def test_a_new_schedule_moves_the_open_posts_closing_time_and_clears_the_e
         "Europe/Istanbul",
     )
     assert settings.error_code is None and settings.last_date == "2024-12-03"
-    assert (await storage.posts.get(open_post.id)).closes_at == 123_456  # type: ignore[union-attr]
+    assert (await backend.posts.get(open_post.id)).closes_at == 123_456  # type: ignore[union-attr]
 
 
 # -- streaks through the service -----------------------------------------------------------
@@ -231,10 +238,15 @@ class Clock:
         return self.now
 
 
-async def test_daily_streaks_count_consecutive_daily_questions(storage: Storage) -> None:
+async def test_daily_streaks_count_consecutive_daily_questions(backend: Backend) -> None:
     bank = make_bank()
     clock = Clock(datetime(2024, 12, 1, 9, tzinfo=UTC))
-    quiz = QuizService(bank, storage, clock, random.Random(3))
+    quiz = QuizService(
+        bank,
+        backend,  # type: ignore[arg-type]  # the stores it uses
+        clock,
+        random.Random(3),
+    )
     daily = DailyService(quiz)
     await daily.configure(GUILD, channel_id=CHANNEL, time_text="09:00", timezone="UTC")
     # configure at 09:00 sharp: today's 09:00 is not before the moment it was set.
@@ -266,18 +278,18 @@ async def test_daily_streaks_count_consecutive_daily_questions(storage: Storage)
     await answer(p1, ALICE)  # a duplicate click changes nothing
     p2 = await post_day(days[1])
     await answer(p2, ALICE)
-    assert await storage.daily.current_streaks(GUILD, [ALICE, BOB]) == {
+    assert await backend.daily.current_streaks(GUILD, [ALICE, BOB]) == {
         ALICE: (2, 2),
         BOB: (1, 1),  # day 2 is still open: Bob can still answer it
     }
     p3 = await post_day(days[2])  # closes day 2: Bob missed it
-    assert await storage.daily.current_streaks(GUILD, [ALICE, BOB]) == {
+    assert await backend.daily.current_streaks(GUILD, [ALICE, BOB]) == {
         ALICE: (2, 2),
         BOB: (0, 1),
     }
     await answer(p3, ALICE)
     await answer(p3, BOB)
-    assert await storage.daily.current_streaks(GUILD, [ALICE, BOB]) == {
+    assert await backend.daily.current_streaks(GUILD, [ALICE, BOB]) == {
         ALICE: (3, 3),
         BOB: (1, 1),
     }
@@ -292,9 +304,14 @@ async def test_daily_streaks_count_consecutive_daily_questions(storage: Storage)
     assert closed.closed and closed.result is None
 
 
-async def test_daily_now_counts_as_today_and_refuses_a_second_time(storage: Storage) -> None:
+async def test_daily_now_counts_as_today_and_refuses_a_second_time(backend: Backend) -> None:
     clock = Clock(datetime(2024, 12, 2, 15, tzinfo=UTC))
-    quiz = QuizService(make_bank(), storage, clock, random.Random(3))
+    quiz = QuizService(
+        make_bank(),
+        backend,  # type: ignore[arg-type]
+        clock,
+        random.Random(3),
+    )
     daily = DailyService(quiz)
     with pytest.raises(QuizError) as caught:
         await daily.claim_now(GUILD)
@@ -311,9 +328,16 @@ async def test_daily_now_counts_as_today_and_refuses_a_second_time(storage: Stor
     assert await daily.due(clock.now) == []
 
 
-async def test_configure_refuses_bad_values_and_changes_nothing(storage: Storage) -> None:
+async def test_configure_refuses_bad_values_and_changes_nothing(backend: Backend) -> None:
     clock = Clock(datetime(2024, 12, 2, 15, tzinfo=UTC))
-    daily = DailyService(QuizService(make_bank(), storage, clock, random.Random(3)))
+    daily = DailyService(
+        QuizService(
+            make_bank(),
+            backend,  # type: ignore[arg-type]
+            clock,
+            random.Random(3),
+        )
+    )
     for kwargs, key in (
         ({"time_text": "25:00"}, "daily_bad_time"),
         ({"timezone": "Mars/Base"}, "daily_bad_timezone"),
@@ -321,7 +345,7 @@ async def test_configure_refuses_bad_values_and_changes_nothing(storage: Storage
         with pytest.raises(QuizError) as caught:
             await daily.configure(GUILD, channel_id=CHANNEL, **kwargs)  # type: ignore[arg-type]
         assert caught.value.key == key
-    assert await storage.daily.get(GUILD) is None
+    assert await backend.daily.get(GUILD) is None
     overview = await daily.configure(GUILD, channel_id=CHANNEL, timezone="asia/tokyo")
     assert (overview.timezone, overview.post_time.hour) == ("Asia/Tokyo", 9)
     # The zone is remembered: a later call without one keeps it.

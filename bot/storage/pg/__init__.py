@@ -7,10 +7,16 @@ numbers, names and tables as bot/storage/migrations/ (tests/storage/test_pg_sche
 compares the two schemas table by table), `PgDatabase` (an asyncpg pool that applies
 them at open), and the stores as they are ported. Nothing outside bot/storage/ imports
 it: the rest of the bot will see only the contract in bot/storage/contract.py.
+
+The click (`PgAnswerStore`, pg/clicks.py) and the daily store (`PgDailyStore`) are the
+two stores written by several processes at once; their module docstrings say which
+locks keep one answer per member per post, exact totals and one post per day.
 """
 
 from __future__ import annotations
 
+from .answers import PgAnswerStore
+from .daily import PgDailyStore
 from .db import PgDatabase, pg_migrations
 
-__all__ = ["PgDatabase", "pg_migrations"]
+__all__ = ["PgAnswerStore", "PgDailyStore", "PgDatabase", "pg_migrations"]

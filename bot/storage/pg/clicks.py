@@ -1,0 +1,359 @@
+"""One click on PostgreSQL: the twin of bot/storage/clicks.py, for several processes.
+
+The click is the SQLite one, step for step: one statement reads the `ClickBefore` (the
+same joins: bot/storage/clicks.py's `_BEFORE`), `bot.quiz.click.decide_click` decides,
+and the decision is written (answer, card, members, score_counts, member_periods, the
+post's count, the daily streak), all in one transaction on a pooled connection. What
+differs is who else may be writing: on SQLite the bot is the only writer and one write
+transaction runs at a time; here any number of processes click at once.
+
+Why locks, and which (READ COMMITTED, no SERIALIZABLE retries):
+
+- The unique indexes (one answer per member per post or test question, one first
+  answer per member per question) keep "one answer" on their own, but not exact
+  totals: two clicks by one member on two posts would both read the old totals and one
+  write would be lost. `SELECT ... FOR UPDATE` on the member's row cannot lock a row
+  that does not exist yet (a member's first clicks), so each click takes a
+  transaction-level advisory lock on its (server, member) first
+  (`pg_advisory_xact_lock`, released by COMMIT or ROLLBACK, across processes).
+- A click on a post also locks the post's row (`FOR NO KEY UPDATE`) before reading, the
+  lock the closer's `UPDATE posts SET closed_at` takes: a click in flight finishes
+  before the close counts the choices, and a click arriving after the close waits for
+  it and then reads the post closed. Every click updates the post's answer count
+  anyway, so this only moves that row lock to the start.
+- The locks are taken in one order (post, then member) and then the read runs as its
+  own statement: at READ COMMITTED it sees everything the previous holder committed.
+  `score_counts` rows are touched in increasing (period, points, correct) order by
+  every click (totals never go down), so clicks of different members cannot deadlock.
+- Should something else still insert a conflicting answer between the read and the
+  write (a writer that does not take these locks), the unique violation rolls the
+  click back and it is run once more: its new read sees the winner, and the click is
+  answered as the duplicate it is, or scores as the non-first answer it now is.
+
+No group commit (bot/storage/group_commit.py): it exists because SQLite has one writer
+and one database thread, so a commit and a thread hand-off per click serialise the bot.
+Here each click has its own pooled connection and the server commits many at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import asyncpg
+
+from bot.quiz.click import (
+    ClickBefore,
+    ClickDecision,
+    DailyBefore,
+    DailyStreak,
+    Earlier,
+    Totals,
+    decide_click,
+)
+from bot.quiz.memory import CardState
+from bot.quiz.scoring import AnswerResult, MemberScore
+
+from ..cards import _COLUMNS as _CARD_COLUMNS
+from ..cards import card_of
+from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone
+from ..standings import period_buckets
+from .db import MIGRATION_LOCK, PgDatabase
+
+__all__ = ["member_lock_key", "record_click"]
+
+Buckets = tuple[tuple[str, int], tuple[str, int]]
+
+_NAMED = re.compile(r"(?<!:):([a-z_]+)")
+
+
+def positional(sql: str) -> tuple[str, list[str]]:
+    """SQLite's `:name` placeholders as PostgreSQL's $1, $2, ...; and the names in order."""
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in names:
+            names.append(name)
+        return f"${names.index(name) + 1}"
+
+    return _NAMED.sub(number, sql), names
+
+
+_READ_POST = positional(_BEFORE_POST)
+_READ_TEST = positional(_BEFORE_TEST)
+
+#: Lock the post row, then the member (see the module docstring for the order). The
+#: aggregate makes the post's lock come first: it is complete before the outer row.
+_LOCK_POST_AND_MEMBER = (
+    "WITH p AS (SELECT id FROM posts WHERE id = $1 FOR NO KEY UPDATE)"
+    " SELECT pg_advisory_xact_lock($2::bigint) FROM (SELECT count(*) FROM p) AS locked"
+)
+_LOCK_MEMBER = "SELECT pg_advisory_xact_lock($1::bigint)"
+
+
+def member_lock_key(guild_id: int, user_id: int) -> int:
+    """The advisory lock key of one member in one server, the same in every process.
+
+    64 bits of a hash: two members sharing a key only wait for each other. One-key
+    advisory locks are not the two-key space of the shard locks (pg/shard_locks.py);
+    the only other one-key lock, the migration lock's key, is never a member's key.
+    """
+    digest = hashlib.blake2b(f"{guild_id}:{user_id}".encode(), digest_size=8).digest()
+    key = int.from_bytes(digest, "big", signed=True)
+    return key ^ 1 if key == MIGRATION_LOCK else key
+
+
+async def record_click(db: PgDatabase, click: Click) -> AnswerResult | None:
+    """The whole click in one transaction; None when its post had closed.
+
+    Raises PostGone when the post no longer exists (nothing is written), and WriteFailed
+    when the server or the connection failed (nothing was saved)."""
+    try:
+        return await _attempt(db, click)
+    except asyncpg.UniqueViolationError:
+        # Another writer won between our read and our write: read again (see above).
+        return await _attempt(db, click)
+
+
+async def _attempt(db: PgDatabase, click: Click) -> AnswerResult | None:
+    buckets = period_buckets(click.now_ms)
+    async with db.transaction() as conn:
+        key = member_lock_key(click.guild_id, click.user_id)
+        if click.post_id is not None:
+            await conn.execute(_LOCK_POST_AND_MEMBER, click.post_id, key)
+        else:
+            await conn.execute(_LOCK_MEMBER, key)
+        before = await read_before(conn, click, buckets)
+        decision = decide_click(
+            before,
+            choice_index=click.choice_index,
+            correct_index=click.question.correct_index,
+            user_id=click.user_id,
+            name=click.name,
+            now_ms=click.now_ms,
+        )
+        if decision.outcome == "closed":
+            return None
+        if decision.outcome == "duplicate":
+            earlier, score = decision.earlier, decision.score
+            assert earlier is not None and score is not None
+            return AnswerResult(
+                question_id=click.question.id,
+                choice_index=earlier.choice_index,
+                correct=earlier.correct,
+                points_awarded=earlier.points,
+                duplicate=True,
+                score=score,
+                rank=await _rank(conn, click.guild_id, score),
+            )
+        await apply(conn, click, buckets, before, decision)
+        assert decision.answer is not None and decision.score is not None
+        return AnswerResult(
+            question_id=click.question.id,
+            choice_index=click.choice_index,
+            correct=decision.answer.correct,
+            points_awarded=decision.answer.points,
+            duplicate=False,
+            score=decision.score,
+            rank=await _rank(conn, click.guild_id, decision.score),
+        )
+
+
+async def read_before(conn: asyncpg.Connection, click: Click, buckets: Buckets) -> ClickBefore:
+    """What the rules need about `click`, in one statement (after the click's locks)."""
+    (week, week_start), (month, month_start) = buckets
+    values: dict[str, object] = {
+        "guild": click.guild_id,
+        "user": click.user_id,
+        "question": click.question.id,
+        "post": click.post_id,
+        "run": click.test_run_id,
+        "week": week,
+        "week_start": week_start,
+        "month": month,
+        "month_start": month_start,
+    }
+    sql, names = _READ_POST if click.post_id is not None else _READ_TEST
+    record = await conn.fetchrow(sql, *(values[n] for n in names))
+    assert record is not None  # FROM (SELECT 1): always one row
+    row = tuple(record)
+    if click.post_id is not None and row[1]:
+        raise PostGone(f"post {click.post_id} is gone")
+    daily = None
+    if row[27] is not None:
+        streak = None if row[29] is None else DailyStreak(str(row[29]), int(row[30]), int(row[31]))
+        daily = DailyBefore(str(row[27]), row[28], streak)
+    return ClickBefore(
+        closed=click.post_id is not None and bool(row[0]),
+        earlier=None if row[2] is None else Earlier(int(row[2]), bool(row[3]), int(row[4])),
+        first_for_question=bool(row[5]),
+        score=None if row[6] is None else MemberScore(*row[6:13]),
+        week=None if row[13] is None else Totals(*row[13:16]),
+        month=None if row[16] is None else Totals(*row[16:19]),
+        card=None if row[19] is None else card_of(row[19:27]),
+        daily=daily,
+    )
+
+
+_CARD_UPSERT = (
+    f"INSERT INTO cards (guild_id, user_id, question_id, {_CARD_COLUMNS})"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+    " ON CONFLICT (guild_id, user_id, question_id) DO UPDATE SET state = excluded.state,"
+    " step = excluded.step, stability = excluded.stability,"
+    " difficulty = excluded.difficulty, due = excluded.due,"
+    " last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses"
+)
+
+
+def _card_values(card: CardState) -> tuple[object, ...]:
+    return (
+        card.state,
+        card.step,
+        card.stability,
+        card.difficulty,
+        card.due_ms,
+        card.last_review_ms,
+        card.reps,
+        card.lapses,
+    )
+
+
+async def apply(
+    conn: asyncpg.Connection,
+    click: Click,
+    buckets: Buckets,
+    before: ClickBefore,
+    decision: ClickDecision,
+) -> None:
+    """Write a "recorded" decision; every value comes from the decision."""
+    answer, score, card = decision.answer, decision.score, decision.card
+    assert answer is not None and score is not None and card is not None
+    guild, user = click.guild_id, click.user_id
+    await conn.execute(
+        "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id,"
+        " test_run_id, choice_index, correct, first, points, answered_at)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        guild,
+        user,
+        click.question.id,
+        click.question.topic,
+        click.post_id,
+        click.test_run_id,
+        answer.choice_index,
+        int(answer.correct),
+        int(answer.first),
+        answer.points,
+        click.now_ms,
+    )
+    await conn.execute(_CARD_UPSERT, guild, user, click.question.id, *_card_values(card))
+    await conn.execute(
+        "INSERT INTO members (guild_id, user_id, name, points, answered, correct,"
+        " streak, best_streak) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name,"
+        " points = excluded.points, answered = excluded.answered,"
+        " correct = excluded.correct, streak = excluded.streak,"
+        " best_streak = excluded.best_streak",
+        guild,
+        user,
+        score.name,
+        score.points,
+        score.answered,
+        score.correct,
+        score.streak,
+        score.best_streak,
+    )
+    old = before.score
+    await _count_score(
+        conn,
+        guild,
+        ("all", 0),
+        (old.points, old.correct) if old else None,
+        (score.points, score.correct),
+    )
+    for bucket, was, now in zip(
+        buckets, (before.week, before.month), (decision.week, decision.month), strict=True
+    ):
+        assert now is not None
+        await conn.execute(
+            "INSERT INTO member_periods (guild_id, period, starts_at, user_id, points,"
+            " answered, correct) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+            " ON CONFLICT (guild_id, period, starts_at, user_id) DO UPDATE SET"
+            " points = excluded.points, answered = excluded.answered,"
+            " correct = excluded.correct",
+            guild,
+            *bucket,
+            user,
+            now.points,
+            now.answered,
+            now.correct,
+        )
+        await _count_score(
+            conn,
+            guild,
+            bucket,
+            (was.points, was.correct) if was else None,
+            (now.points, now.correct),
+        )
+    if click.post_id is not None:
+        await conn.execute(
+            "UPDATE posts SET answer_count = answer_count + 1 WHERE id = $1", click.post_id
+        )
+    if decision.daily is not None:
+        new = decision.daily
+        await conn.execute(
+            "INSERT INTO daily_streaks (guild_id, user_id, last_date, streak, best)"
+            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (guild_id, user_id) DO UPDATE SET"
+            " last_date = excluded.last_date, streak = excluded.streak, best = excluded.best",
+            guild,
+            user,
+            new.last_date,
+            new.streak,
+            new.best,
+        )
+
+
+async def _count_score(
+    conn: asyncpg.Connection,
+    guild_id: int,
+    bucket: tuple[str, int],
+    old: tuple[int, int] | None,
+    new: tuple[int, int],
+) -> None:
+    """Move a member from their old (points, correct) pair to the new one in
+    `score_counts`, as on SQLite. The old pair is never above the new one, so every
+    click locks these rows in the same increasing order."""
+    if old == new:
+        return
+    period, starts_at = bucket
+    if old is not None:
+        await conn.execute(
+            "UPDATE score_counts SET members = members - 1 WHERE guild_id = $1"
+            " AND period = $2 AND starts_at = $3 AND points = $4 AND correct = $5",
+            guild_id,
+            period,
+            starts_at,
+            *old,
+        )
+    await conn.execute(
+        "INSERT INTO score_counts (guild_id, period, starts_at, points, correct, members)"
+        " VALUES ($1, $2, $3, $4, $5, 1) ON CONFLICT (guild_id, period, starts_at, points,"
+        " correct) DO UPDATE SET members = score_counts.members + 1",
+        guild_id,
+        period,
+        starts_at,
+        *new,
+    )
+
+
+async def _rank(conn: asyncpg.Connection, guild_id: int, score: MemberScore) -> int:
+    """1 + members strictly ahead, summed over the server's `score_counts` pairs."""
+    value = await conn.fetchval(
+        "SELECT 1 + COALESCE(SUM(members), 0) FROM score_counts WHERE guild_id = $1"
+        " AND period = 'all' AND starts_at = 0"
+        " AND (points > $2 OR (points = $2 AND correct > $3))",
+        guild_id,
+        score.points,
+        score.correct,
+    )
+    return int(value)

@@ -21,8 +21,10 @@ goes through the project's own code:
   the member's card update since issue #12), against plain sqlite3 inserting the same
   rows (cards included) in the same transactions;
 * item statistics (issue #13, `bench.item_report_scale`): `tpquiz questions report` over
-  every server (fast path, against the straightforward definition as the baseline) and
-  one server's item statistics (the admin view's read), p50/p99;
+  every server (SQLite's per-member pass, against the Python one it replaced and the
+  straightforward definition, in the same run), the periodic refresh of every server's
+  summary, and the admin view reading the summary against the old on-demand path,
+  p50/p99;
 * the database file size, per table and index.
 
     .venv/bin/python -m bench.storage_scale           # full size (about 2 minutes)
@@ -540,7 +542,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         )
         sizes = file_sizes(path)
         reads = await read_side(path, bank, gen, samples=args.samples, seed=args.seed)
-        items = item_report_side(
+        items = await item_report_side(
             path, bank, gen.guilds, runs=args.report_runs, samples=args.samples, seed=args.seed
         )
         print("item statistics timed", flush=True)
@@ -605,7 +607,16 @@ def report(figures: dict[str, Any]) -> str:
         )
     )
     lines.append(
-        f"fast path gives the same figures as the straightforward one: {items['same_figures']}"
+        "the report's path gives the same figures as the straightforward one (and the old"
+        f" path): {items['same_figures']}; the summary as computing on demand:"
+        f" {items['summary_same_figures']}"
+    )
+    refresh = items["refresh"]
+    lines.append(
+        f"refresh of every server's summary: {refresh['servers']} servers in"
+        f" {refresh['ticks']} ticks, {refresh['seconds']:.1f} s in all, longest tick"
+        f" {refresh['longest_tick_s']:.2f} s, longest trip to the database thread"
+        f" {refresh['longest_trip_ms']:.0f} ms"
     )
     rec = figures["record"]
     lines.append("")

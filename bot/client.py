@@ -63,6 +63,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.reports",
     "cogs.reports_admin",
     "cogs.questions_admin",
+    "cogs.item_refresh",
     "cogs.retention",
 )
 

@@ -107,13 +107,17 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "{n} first answers · facility {facility} · discrimination {discrimination} ·"
         " {reports} reports",
     },
-    "questions_refreshed": {
-        "tr": "Sunucunun ilk cevaplarından; güncelleme: {when}",
-        "en": "From this server's first answers; refreshed {when}",
+    "questions_as_of": {
+        "tr": "Rakamlar {when} itibarıyla: bu sunucunun ilk cevaplarından her {minutes}"
+        " dakikada bir yeniden hesaplanır.",
+        "en": "Figures as of {when}: recomputed from this server's first answers every"
+        " {minutes} minutes.",
     },
-    "questions_not_yet": {
-        "tr": "İstatistikler henüz hesaplanmadı; birkaç dakika sonra yeniden dene.",
-        "en": "The statistics have not been computed yet; try again in a few minutes.",
+    "questions_computed_now": {
+        "tr": "Henüz güncel bir özet yok; rakamlar bu sunucunun ilk cevaplarından şimdi"
+        " hesaplandı (özet her {minutes} dakikada bir yenilenir).",
+        "en": "No up-to-date summary yet: figures computed just now from this server's"
+        " first answers (the summary is refreshed every {minutes} minutes).",
     },
     "question_unknown": {
         "tr": "Bankada '{question_id}' diye bir soru yok.",

@@ -1,19 +1,63 @@
 """A server's item statistics for `/tpquiz-admin questions` and `question <id>` (issue #13).
 
-Computed on demand from the server's first answers (one indexed read on the database
-thread, then `bot.quiz.itemstats`), over the bot's pool (bank questions and template
-stand-ins). Only this server's answers count: the admin sees their members' figures.
+Read from the server's summary (`item_stats`, bot/storage/itemstats.py), which a
+periodic refresh keeps (`refresh_due`, run by cogs/item_refresh.py every few minutes):
+computing a big server's figures takes over a second, reading its summary a few
+milliseconds (docs/performance.md §7). The figures move slowly once a question has 30
+answers, so a few minutes' staleness is harmless; the view says when they were computed.
+A server with no summary yet (or a stale one: a member was deleted since, or the pool of
+questions changed) is computed on demand, and the view says so.
+
+Only this server's answers count: the admin sees their members' figures. The flags come
+from the figures and the open reports when read, so a new report shows at once.
+
+The refresh does its work off the event loop's hot path: the answers are read on the
+database thread in chunks of whole members (`member_rows_chunk`), the figures computed
+in a worker thread, and each server written in one short transaction.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import logging
 import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from bot.quiz.itemstats import FirstAnswer, ItemStats, bank_stats, item_of
+from bot.quiz.itemstats import Item, ItemStats, item_of, sort_stats, with_flags
+from bot.quiz.itemstats_fast import MemberRow, bank_stats_member_rows
 from bot.quiz.model import Question
 from bot.service import QuizService
+from bot.storage import itemstats as store
 from bot.storage import reports as report_store
-from bot.storage.itemstats import first_answers
+
+log = logging.getLogger(__name__)
+
+#: Minutes between refreshes (cogs/item_refresh.py): the admin view's figures are at
+#: most about this old.
+REFRESH_MINUTES = 5
+#: At most about this many first answers are refreshed per tick (the servers that grew
+#: most first; always at least one server, however big).
+ANSWERS_PER_TICK = 200_000
+#: Rows read per trip to the database thread while refreshing a server.
+CHUNK_ROWS = 2_000
+
+
+@dataclass(frozen=True)
+class ServerStats:
+    """Every question's statistics in a server, flagged first; `as_of_ms` is when the
+    summary they come from was computed, None when they were computed just now."""
+
+    stats: list[ItemStats]
+    as_of_ms: int | None
+
+    @property
+    def flagged(self) -> list[ItemStats]:
+        return [s for s in self.stats if s.flagged]
+
+    def of(self, question_id: str) -> ItemStats | None:
+        return next((s for s in self.stats if s.question_id == question_id), None)
 
 
 class ItemStatsService:
@@ -25,28 +69,55 @@ class ItemStatsService:
         """The pool's question (a template's stand-in for a computed one), or None."""
         return self.service.pool.get(question_id)
 
-    async def server_stats(self, guild_id: int) -> list[ItemStats]:
-        """Every question's statistics in this server, flagged first."""
-
-        def read(conn: sqlite3.Connection) -> tuple[list[FirstAnswer], dict[str, int]]:
-            return first_answers(conn, guild_id), report_store.open_counts(conn, guild_id)
-
-        answers, reports = await self.db.run_read(read)
+    def items(self) -> list[Item]:
         computed = {tpl.id for tpl in self.service.templates}
-        items = [item_of(q, computed=q.id in computed) for q in self.service.pool]
-        return bank_stats(items, answers, reports)
+        return [item_of(q, computed=q.id in computed) for q in self.service.pool]
 
-    async def flagged(self, guild_id: int) -> list[ItemStats]:
-        return [s for s in await self.server_stats(guild_id) if s.flagged]
+    def pool_key(self) -> str:
+        """Which questions, choices and keys the figures are for: a summary computed for
+        another pool (the bank changed) is not read."""
+        text = repr([(i.question_id, i.n_choices, i.key_index, i.computed) for i in self.items()])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-    async def one(self, guild_id: int, question_id: str) -> ItemStats | None:
-        """One question's statistics here (None when it is not in the pool)."""
-        if self.question(question_id) is None:
-            return None
-        for s in await self.server_stats(guild_id):
-            if s.question_id == question_id:
-                return s
-        return None
+    async def server_stats(self, guild_id: int) -> ServerStats:
+        """Every question's statistics in this server, flagged first: from the summary,
+        or computed now when there is none to read."""
+        key = self.pool_key()
+
+        def read(
+            conn: sqlite3.Connection,
+        ) -> tuple[dict[str, ItemStats] | None, int, dict[str, int]]:
+            state = store.refreshes(conn, guild_id).get(guild_id)
+            reports = report_store.open_counts(conn, guild_id)
+            if state is None or state.stale or state.pool_key != key:
+                return None, 0, reports
+            return store.read_summary(conn, guild_id), state.refreshed_at, reports
+
+        summary, as_of, reports = await self.db.run_read(read)
+        if summary is None:
+            return ServerStats(await self.compute(guild_id, reports), None)
+        found = []
+        for item in self.items():
+            stored = summary.get(item.question_id)
+            if stored is None:  # not in the pool when computed (cannot be: same pool key)
+                continue
+            with_reports = ItemStats(
+                **{**stored.__dict__, "open_reports": reports.get(item.question_id, 0)}
+            )
+            found.append(with_flags(with_reports, item))
+        return ServerStats(sort_stats(found), as_of)
+
+    async def compute(
+        self, guild_id: int, reports: dict[str, int] | None = None
+    ) -> list[ItemStats]:
+        """The server's statistics from its first answers, now (reports as given)."""
+        rows, _, _ = await self._read_rows(guild_id)
+        items = self.items()
+        return await asyncio.to_thread(bank_stats_member_rows, items, rows, reports or {})
+
+    async def flagged(self, guild_id: int) -> ServerStats:
+        stats = await self.server_stats(guild_id)
+        return ServerStats(stats.flagged, stats.as_of_ms)
 
     def ids_matching(self, current: str, limit: int = 25) -> list[str]:
         """Question ids for the autocomplete: those starting with `current` first."""
@@ -55,3 +126,88 @@ class ItemStatsService:
         starts = [i for i in ids if i.lower().startswith(needle)]
         inside = [i for i in ids if needle in i.lower() and i not in starts]
         return (starts + inside)[:limit]
+
+    # -- the periodic refresh ------------------------------------------------------
+
+    async def due(self, owns: Callable[[int], bool] | None = None) -> list[tuple[int, int]]:
+        """(server, first answers) of the servers to refresh now: never refreshed, stale,
+        computed for another pool, or whose first answers changed; the most changed first,
+        about ANSWERS_PER_TICK answers in all; only the servers `owns` (this process's
+        shards, when the bot is split over several)."""
+        key = self.pool_key()
+
+        def read(conn: sqlite3.Connection) -> list[tuple[int, int, int]]:
+            counts = store.first_answer_counts(conn)
+            states = store.refreshes(conn)
+            found = []
+            for guild in counts.keys() | states.keys():
+                if owns is not None and not owns(guild):
+                    continue
+                n, state = counts.get(guild, 0), states.get(guild)
+                if state is None:
+                    found.append((0, -n, guild, n))
+                elif state.stale or state.pool_key != key:
+                    found.append((0, -n, guild, n))
+                elif state.first_answers != n:
+                    found.append((1, -abs(n - state.first_answers), guild, n))
+            return [(guild, n, rank) for rank, _, guild, n in sorted(found)]
+
+        chosen: list[tuple[int, int]] = []
+        total = 0
+        for guild, n, _ in await self.db.run_read(read):
+            if chosen and total + n > ANSWERS_PER_TICK:
+                break
+            chosen.append((guild, n))
+            total += n
+        return chosen
+
+    async def refresh(self, guild_id: int, now_ms: int) -> bool:
+        """Recompute the server's summary; False when it was not written (a member or
+        the server was deleted meanwhile: the next refresh tries again)."""
+        await self.db.run_transaction(lambda conn: store.claim(conn, guild_id))
+        rows, count, generation = await self._read_rows(guild_id)
+        if generation is None:  # the server was deleted
+            return False
+        key = self.pool_key()
+        stats = await asyncio.to_thread(bank_stats_member_rows, self.items(), rows)
+        return await self.db.run_transaction(
+            lambda conn: store.write_summary(
+                conn, guild_id, stats, now_ms=now_ms, first_answers=count, pool_key=key,
+                generation=generation,
+            )
+        )  # fmt: skip
+
+    async def refresh_due(
+        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
+        """Refresh the servers `due` picks; the ones written."""
+        done = []
+        for guild, _ in await self.due(owns):
+            if await self.refresh(guild, now_ms):
+                done.append(guild)
+        if done:
+            log.info("item statistics refreshed for %s servers", len(done))
+        return done
+
+    async def _read_rows(self, guild_id: int) -> tuple[list[MemberRow], int, int | None]:
+        """The server's `member_rows`, read in chunks of whole members; with its first
+        answers counted and its summary's generation (None: no state row), both read
+        before the answers (a member deleted after this moves the generation)."""
+
+        def start(conn: sqlite3.Connection) -> tuple[int, int | None]:
+            state = store.refreshes(conn, guild_id).get(guild_id)
+            return store.first_answer_count(conn, guild_id), (state.generation if state else None)
+
+        count, generation = await self.db.run_read(start)
+        rows: list[MemberRow] = []
+        after: int | None = None
+        while True:
+
+            def chunk(conn: sqlite3.Connection, after: int | None = after) -> store.Chunk:
+                return store.member_rows_chunk(conn, guild_id, after, CHUNK_ROWS)
+
+            found, last = await self.db.run_read(chunk)
+            rows += found
+            if last is None:
+                return rows, count, generation
+            after = last

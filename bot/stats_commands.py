@@ -3,11 +3,11 @@ the question bank's maintainers (issue #13).
 
 `questions report` reads every first answer (of one server with --guild, else of every
 server the bot serves: the bank is shared, members stay per server) on a read-only
-connection as plain tuples, computes the figures with `bot.quiz.itemstats_fast` (the
-same figures as `bot.quiz.itemstats.bank_stats`, without a per-answer object: about a
-third faster, though a million answers still take ~8 s against issue #13's 5 s goal;
-docs/performance.md §7), and prints one row per
-question, flagged first, with the file and line to fix. Nothing about a member is
+connection, SQLite doing the per-member pass (`bot.storage.itemstats.member_rows`: each
+row arrives with its member's accuracy on their other answers), computes the figures
+with `bot.quiz.itemstats_fast.bank_stats_member_rows` (the same figures as
+`bot.quiz.itemstats.bank_stats`; docs/performance.md §7 has the times at a million
+answers), and prints one row per question, flagged first, with the file and line to fix. Nothing about a member is
 printed, only counts. `reports` lists members' problem reports; `reports resolve` closes
 one with a note. Exit status: 0 done, 1 the database or bank cannot be used (or no such
 report), 2 a setting is wrong.
@@ -29,7 +29,7 @@ from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg, number
 from bot.i18n import t
 from bot.quiz.itemstats import ItemStats, item_of
-from bot.quiz.itemstats_fast import bank_stats_rows
+from bot.quiz.itemstats_fast import bank_stats_member_rows
 from bot.quiz.loader import load_bank
 from bot.quiz.model import LETTERS, Bank, Question
 from bot.quiz.template_files import load_templates
@@ -194,7 +194,7 @@ def cmd_questions_report(
 
 
 def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from bot.storage.itemstats import first_answer_rows, has_table, open_readonly
+    from bot.storage.itemstats import has_table, member_rows, open_readonly
     from bot.storage.reports import open_counts
 
     settings = Settings.from_env()
@@ -203,12 +203,12 @@ def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     started = time.perf_counter()
     conn = open_readonly(path)
     try:
-        answers = first_answer_rows(conn, args.guild)
+        answers = member_rows(conn, args.guild)
         reports = open_counts(conn, args.guild) if has_table(conn, "reports") else {}
     finally:
         conn.close()
     items = [item_of(q, computed=q.id in computed) for q in pool]
-    stats = bank_stats_rows(items, answers, reports)
+    stats = bank_stats_member_rows(items, answers, reports)
     stats = [s for s in stats if s.answers >= args.min_answers and (s.flagged or not args.flagged)]
     rows = report_rows(stats, pool)
     if args.json:

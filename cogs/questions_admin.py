@@ -6,6 +6,11 @@ module, so Manage Server is checked here on each command and on every Previous/N
 click (anyone who sees the message can click, and a custom_id can be forged). The page
 lives in the custom_id, so the buttons work after a restart. Report bodies are shown
 escaped and sent with no allowed mentions.
+
+The figures come from the server's summary, refreshed every few minutes
+(cogs/item_refresh.py); the message says when they were computed ("as of", a Discord
+timestamp the admin's client shows in their time zone), or that they were computed just
+now because the server has no up-to-date summary yet.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from discord.app_commands import locale_str
 from bot.command_groups import join_group, leave_group, require_manage_guild
 from bot.custom_ids import number
 from bot.i18n import t
+from bot.item_service import REFRESH_MINUTES, ServerStats
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import Lang, Question
 from bot.render_items import pages_of, question_embed, questions_embed
@@ -47,8 +53,16 @@ def _admin(interaction: Interaction) -> int:
     return interaction.guild_id
 
 
-async def _flagged(interaction: Interaction) -> list[ItemStats]:
+async def _flagged(interaction: Interaction) -> ServerStats:
     return await interaction.client.items.flagged(_admin(interaction))
+
+
+def as_of(stats: ServerStats, lang: Lang) -> str:
+    """When the figures were computed: the summary's time, or just now."""
+    if stats.as_of_ms is None:
+        return t("questions_computed_now", lang, minutes=REFRESH_MINUTES)
+    when = f"<t:{stats.as_of_ms // 1000}:R>"
+    return t("questions_as_of", lang, when=when, minutes=REFRESH_MINUTES)
 
 
 class PageButton(
@@ -83,10 +97,12 @@ class PageButton(
         )
         if done is None:
             return
-        flagged, lang = done.value, done.lang
+        found, lang = done.value, done.lang
+        flagged = found.stats
         page = min(self.page, pages_of(len(flagged)) - 1)
         await update(
             interaction,
+            content=as_of(found, lang),
             embeds=[questions_embed(flagged, page, lang)],
             view=page_view(flagged, page, lang),
             allowed_mentions=NO_MENTIONS,
@@ -120,10 +136,12 @@ async def questions_command(
     done = await preamble(interaction, lambda caller: _flagged(interaction), ephemeral=True)
     if done is None:
         return
-    flagged, lang = done.value, done.lang
+    found, lang = done.value, done.lang
+    flagged = found.stats
     shown = min(page - 1, pages_of(len(flagged)) - 1)
     await reply(
         interaction,
+        content=as_of(found, lang),
         embed=questions_embed(flagged, shown, lang),
         view=page_view(flagged, shown, lang),
         ephemeral=True,
@@ -133,14 +151,14 @@ async def questions_command(
 
 async def _one_question(
     interaction: Interaction, question_id: str
-) -> tuple[Question, ItemStats | None, list[Report]]:
-    """One question's statistics and open reports in the caller's server."""
+) -> tuple[Question, ServerStats, list[Report]]:
+    """The server's statistics (one question's shown) and the question's reports."""
     guild_id = _admin(interaction)
     items = interaction.client.items
     question = items.question(question_id)
     if question is None:
         raise QuizError("question_unknown", question_id=question_id)
-    stats = await items.one(guild_id, question_id)
+    stats = await items.server_stats(guild_id)
     reports = await interaction.client.reports.reports_of_question(guild_id, question_id)
     return question, stats, reports
 
@@ -159,10 +177,11 @@ async def question_command(
     )
     if done is None:
         return
-    question, stats, reports = done.value
+    question, found, reports = done.value
     await reply(
         interaction,
-        embed=question_embed(question, stats, reports, done.lang),
+        content=as_of(found, done.lang),
+        embed=question_embed(question, found.of(question.id), reports, done.lang),
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )

@@ -190,7 +190,7 @@ def item_stats(
         key_index=item.key_index,
         open_reports=open_reports,
     )
-    return _with_flags(stats, item)
+    return with_flags(stats, item)
 
 
 def flags_for(stats: ItemStats, item: Item) -> tuple[Flag, ...]:
@@ -249,7 +249,8 @@ def flags_for(stats: ItemStats, item: Item) -> tuple[Flag, ...]:
     return tuple(found)
 
 
-def _with_flags(stats: ItemStats, item: Item) -> ItemStats:
+def with_flags(stats: ItemStats, item: Item) -> ItemStats:
+    """`stats` with its flags (from its figures and open reports) set."""
     flags = flags_for(stats, item)
     if not flags:
         return stats

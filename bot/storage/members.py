@@ -26,6 +26,9 @@ from scratch, and with a twin database where the member never answered):
   `answer_count` lowered. Per-choice counts (the reveal's bars) are counted from the
   answers themselves (`PostStore.choice_counts`), so they drop the member's answer too;
   a message already posted shows the old count until it is next edited.
+- `item_stats` (a server's item statistics, counts only, kept by a periodic refresh):
+  marked stale (`itemstats.mark_stale`), so the admin view computes on demand without
+  the member until the next refresh recomputes the summary.
 - A member's answers never change another member's: whether an answer scores ("first")
   depends only on the same member's earlier answers, so nobody else's points move.
 """
@@ -37,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import cards, reminders, reports
+from . import cards, itemstats, reminders, reports
 
 __all__ = [
     "EXPORT_NOTE",
@@ -319,6 +322,8 @@ GUILD_STEPS: list[GuildStep] = [
         "daily_settings",
         "guild_settings",
         "guild_removals",
+        "item_stats",
+        "item_stats_refreshes",
     )
 ]
 
@@ -326,9 +331,12 @@ GUILD_STEPS: list[GuildStep] = [
 def delete_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[str, int]:
     """Delete everything about the member in the server; rows deleted per step.
 
-    Run it inside one transaction (`Database.run_transaction`).
+    Run it inside one transaction (`Database.run_transaction`). The server's item
+    statistics summary counted the member's answers: it is marked stale.
     """
-    return {step.name: step.delete(conn, guild_id, user_id) for step in MEMBER_STEPS}
+    deleted = {step.name: step.delete(conn, guild_id, user_id) for step in MEMBER_STEPS}
+    itemstats.mark_stale(conn, guild_id)
+    return deleted
 
 
 def delete_guild(conn: sqlite3.Connection, guild_id: int) -> dict[str, int]:

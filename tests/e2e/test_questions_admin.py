@@ -9,6 +9,7 @@ must head the list. Both commands are an admin's only, in the admin's language.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from typing import Any
 
@@ -207,3 +208,56 @@ async def test_a_member_without_manage_server_sees_nothing(quiz: QuizHarness) ->
         )
         assert "Manage Server" in callback_message(click)["content"]
         assert "embeds" not in callback_message(click)
+
+
+async def test_the_view_reads_the_refreshed_summary_and_says_as_of_when(quiz: QuizHarness) -> None:
+    """The refresh loop's first tick (after ready) summarises both servers; the view then
+    says when its figures were computed. A member's deletion makes the summary stale:
+    the view computes on demand (and says so) until the next refresh."""
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    async with quiz.bot():
+        pass
+    await _answers(quiz)
+    async with quiz.bot() as bot:
+        # (not isinstance: loading an extension imports its module anew)
+        refresh: Any = bot.get_cog("ItemRefreshCog")
+        assert refresh is not None
+        await asyncio.wait_for(refresh.first_tick.wait(), timeout=30)
+        at = int(quiz.clock().timestamp())
+        as_of = (f"Figures as of <t:{at}:R>: recomputed from this server's first answers"
+                 " every 5 minutes.")  # fmt: skip
+        request = await _admin(quiz, admin, "questions")
+        listing = callback_message(request)
+        assert listing["content"] == as_of
+        first = listing["embeds"][0]["description"].split("\n\n")[0]
+        assert first.startswith(f"**`{PLANTED}`** · 60 first answers · facility ")
+        assert "Likely wrong key or ambiguous: discrimination -" in first
+        nxt = buttons(listing)[1]
+        page2 = callback_message(await quiz.click(created_message_id(request), nxt["custom_id"], admin))  # fmt: skip
+        assert page2["content"] == as_of
+        tr = callback_message(await _admin(quiz, admin, "questions", locale="tr"))
+        assert tr["content"] == (f"Rakamlar <t:{at}:R> itibarıyla: bu sunucunun ilk"
+                                 " cevaplarından her 5 dakikada bir yeniden hesaplanır.")  # fmt: skip
+        one = callback_message(await _admin(quiz, admin, "question", options={"id": PLANTED}))
+        assert one["content"] == as_of
+        fields = {f["name"]: f["value"] for f in one["embeds"][0]["fields"]}
+        assert fields["All answers"].startswith("60 first answers · facility ")
+
+        # Member 0 forgets themselves: the summary counted them, so it is not read.
+        await bot.storage.privacy.forget_member(GUILD_ID, 0)
+        one = callback_message(await _admin(quiz, admin, "question", options={"id": PLANTED}))
+        assert one["content"] == (
+            "No up-to-date summary yet: figures computed just now from this server's first"
+            " answers (the summary is refreshed every 5 minutes)."
+        )
+        fields = {f["name"]: f["value"] for f in one["embeds"][0]["fields"]}
+        assert fields["All answers"].startswith("59 first answers · facility ")
+        tr = callback_message(await _admin(quiz, admin, "questions", locale="tr"))
+        assert tr["content"].startswith("Henüz güncel bir özet yok")
+
+        # The next tick recomputes it.
+        quiz.clock.advance(minutes=5)
+        assert await refresh.refresh_due() == [GUILD_ID]
+        one = callback_message(await _admin(quiz, admin, "question", options={"id": PLANTED}))
+        assert one["content"] == as_of.replace(str(at), str(at + 300))
+        assert one["embeds"][0]["fields"][0]["value"].startswith("59 first answers · ")

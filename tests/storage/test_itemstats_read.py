@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from pathlib import Path
 
-from bot.quiz.itemstats import FirstAnswer
+from bot.quiz.itemstats import FirstAnswer, bank_stats, item_of
+from bot.quiz.itemstats_fast import bank_stats_member_rows
+from bot.quiz.itemstats_fast import member_rows as python_rows
+from bot.quiz.model import Question
 from bot.storage import Storage
-from bot.storage.itemstats import first_answer_rows, first_answers
+from bot.storage.itemstats import first_answer_rows, first_answers, member_rows
 from tests.factories import make_bank
+from tests.itemsim import simulate
 
 GUILD, OTHER = 111, 222
 
@@ -53,3 +58,32 @@ async def test_only_first_answers_are_read_with_the_file_order_choice(tmp_path: 
                 for a in first_answers(conn, guild)
             ]
         assert first_answer_rows(conn, GUILD) == [(GUILD, 1, q.id, 3, 0)]
+
+
+async def test_sqlites_per_member_pass_gives_the_python_rows_and_figures(tmp_path: Path) -> None:
+    """`member_rows` (a window over each member's first answers) against the rows
+    computed in Python from the same first answers, and the figures from them against
+    the straightforward definition, for every server and each one."""
+    bank = make_bank()
+    questions = list(bank)
+    path = tmp_path / "quiz.sqlite3"
+    rng = random.Random(4)
+
+    def choose(m: int, ability: int, q: Question) -> int:
+        if rng.random() < 0.2 + 0.12 * ability:
+            return q.correct_index
+        return rng.randrange(len(q.choices))
+
+    for guild, start in ((GUILD, 0), (OTHER, 20)):
+        for k in range(3):  # members answer different subsets: accuracies vary and tie
+            await simulate(path, guild_id=guild, members=range(start + 7 * k, start + 7 * k + 9),
+                           questions=questions[k : k + 3 + k], choose=choose,
+                           now_ms=1_700_000_000_000 + k * 10_000)  # fmt: skip
+    items = [item_of(q) for q in questions]
+    with sqlite3.connect(path) as conn:
+        for guild in (None, GUILD, OTHER, 999):
+            answers = first_answers(conn, guild)
+            rows = member_rows(conn, guild)
+            assert sorted(rows, key=repr) == sorted(python_rows(answers), key=repr)
+            assert bank_stats_member_rows(items, rows) == bank_stats(items, answers)
+        assert len(member_rows(conn)) > 80

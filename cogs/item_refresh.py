@@ -1,0 +1,62 @@
+"""The periodic refresh of each server's item statistics summary (issue #13).
+
+Glue only: the work is `bot.item_service.ItemStatsService.refresh_due` (the bot's
+`items`). Every
+REFRESH_MINUTES, the servers whose first answers changed since their last refresh (or
+that have none yet, or a stale one) are recomputed, a bounded number of answers per
+tick, so that `/tpquiz-admin questions` reads a summary in milliseconds instead of
+computing over a big server's answers. The loop waits for the bot to be ready first, as
+discord.py's examples/background_task.py does; a failed tick (a locked database, say)
+is logged and the next one tries again. Split into shards over several processes, a
+process refreshes only the servers of its own shards (`bot.ownership`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from discord.ext import commands, tasks
+
+from bot.item_service import REFRESH_MINUTES
+
+if TYPE_CHECKING:
+    from bot.client import TPQuizBot
+
+log = logging.getLogger(__name__)
+
+
+class ItemRefreshCog(commands.Cog):
+    def __init__(self, bot: TPQuizBot) -> None:
+        self.bot = bot
+        #: Set once the first tick after start is over (tests wait on it).
+        self.first_tick = asyncio.Event()
+
+    async def cog_load(self) -> None:
+        self.refresh.start()
+
+    async def cog_unload(self) -> None:
+        self.refresh.cancel()
+
+    @tasks.loop(minutes=REFRESH_MINUTES)
+    async def refresh(self) -> None:
+        try:
+            await self.refresh_due()
+        except Exception:
+            log.exception("item statistics refresh failed; the next one tries again")
+        finally:
+            self.first_tick.set()
+
+    @refresh.before_loop
+    async def _before_refresh(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def refresh_due(self) -> list[int]:
+        """Refresh the servers that are due, by the bot's clock; the servers written."""
+        now_ms = int(self.bot.clock().timestamp() * 1000)
+        return await self.bot.items.refresh_due(now_ms, owns=self.bot.ownership.owns)
+
+
+async def setup(bot: TPQuizBot) -> None:
+    await bot.add_cog(ItemRefreshCog(bot))

@@ -137,7 +137,20 @@ async def test_a_server_is_forgotten_whole_and_due_removals_go_once(
             rows = await db.fetch(f"SELECT 1 FROM {table} WHERE guild_id = $1", GUILD)
             assert rows == [], table
         assert await standings.all_rows(OTHER, None) == other_before
+        # A member's deletion marks the server's item statistics summary stale.
+        async with db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO item_stats_refreshes (guild_id, refreshed_at, first_answers,"
+                " pool_key) VALUES ($1, 1, 10, 'k')",
+                OTHER,
+            )
+        await privacy.forget_member(OTHER, X)
+        state = await db.fetchrow(
+            "SELECT stale, generation FROM item_stats_refreshes WHERE guild_id = $1", OTHER
+        )
+        assert state is not None and (state[0], state[1]) == (1, 1)
         counts = await privacy.forget_guild(OTHER)
         assert counts["answers"] > 0 and counts["members"] > 0
+        assert counts["item_stats_refreshes"] == 1
     finally:
         await db.close()

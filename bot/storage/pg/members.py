@@ -147,10 +147,19 @@ GUILD_TABLES: tuple[str, ...] = tuple(step.name for step in lite.GUILD_STEPS)
 async def delete_member(conn: Conn, guild_id: int, user_id: int) -> dict[str, int]:
     """Delete everything about the member in the server; rows deleted per step.
 
-    Run it inside one transaction (`PgDatabase.transaction`)."""
-    return {
+    Run it inside one transaction (`PgDatabase.transaction`). The server's item
+    statistics summary counted the member's answers: it is marked stale, as on SQLite
+    (bot/storage/itemstats.py `mark_stale`), so the view computes on demand until the
+    next refresh."""
+    deleted = {
         step.name: await _STEPS[step.name][1](conn, guild_id, user_id) for step in lite.MEMBER_STEPS
     }
+    await conn.execute(
+        "UPDATE item_stats_refreshes SET stale = 1, generation = generation + 1"
+        " WHERE guild_id = $1",
+        guild_id,
+    )
+    return deleted
 
 
 async def delete_guild(conn: Conn, guild_id: int) -> dict[str, int]:

@@ -11,7 +11,8 @@ discord.py (serialising it, parsing the message Discord echoes back) from what t
 itself spends (database, rendering, metrics).
 
 Run as `python -m bench.baseline_bot` with DISCORD_TOKEN, DISCORD_API_BASE and
-DISCORD_GATEWAY_URL set (the benches start it); SIGTERM closes it cleanly.
+DISCORD_GATEWAY_URL set (the benches start it); SIGTERM closes it cleanly. With
+BASELINE_UVLOOP=1 it runs on uvloop's event loop.
 """
 
 from __future__ import annotations
@@ -101,4 +102,12 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    # BASELINE_UVLOOP=1 (bench.answer_path --uvloop): on uvloop, as `tpquiz run` is when
+    # uvloop is installed, so that both bots run on the same event loop.
+    factory = None
+    if os.environ.get("BASELINE_UVLOOP") == "1":
+        import uvloop
+
+        factory = uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(main())

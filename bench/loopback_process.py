@@ -2,8 +2,9 @@
 
 Why a separate process: the bench measures the bot, so the fake Discord (building and
 sending INTERACTION_CREATE frames, answering REST calls) must not share the bot's event
-loop or its core. This process runs `LoopbackDiscord` (no OpenAPI validation, for speed)
-and the click generator; the bench script that starts it only sends commands and reads
+loop or its core. This process runs `BenchLoopback` (`LoopbackDiscord` without OpenAPI
+validation, with the fast paths of `bench/fast_loopback.py`) and the click generator
+(`bench/click_load.py`); the bench script that starts it only sends commands and reads
 results, and sits idle while a load runs.
 
 Control API: one JSON object per line on stdin, one JSON reply per line on stdout
@@ -16,7 +17,8 @@ Control API: one JSON object per line on stdin, one JSON reply per line on stdou
 * `post {count, guild, channel}`: run `/tpquiz question` that many times.
 * `post_daily {guilds}`: a daily question in each (guild, channel) (`daily now`).
 * `clone_posts {message_ids}`: copies of messages (for a bot that did not post them).
-* `load {mode: closed|open, ...}`: click on posts, see `_load`; returns latencies.
+* `load {mode: closed|open, ..., watch_pid}`: click on posts (`ClickLoad.run`); returns
+  latencies and the watched bot's main-thread busy share.
 * `global_limit {rps}`: answer bot-authorised REST calls beyond `rps` per second with a
   global 429, as Discord does (0 turns it off). Interaction callbacks are exempt.
 * `channel_posts {since}`: counts and timings of channel messages posted (fan-out).
@@ -30,46 +32,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
 import random
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-import tests.loopback.server as loopback_server
-from bench.botproc import bot_token
-from bench.common import percentile, summary_ms
-from tests.loopback.server import (
-    ALL_PERMISSIONS,
-    CALLBACK_ROUTE,
-    CHANNEL_MESSAGES_ROUTE,
-    LoopbackDiscord,
-    RecordedRequest,
-)
+from bench.click_load import ClickLoad
+from bench.fast_loopback import FastLoopback
+from tests.loopback.server import ALL_PERMISSIONS, CHANNEL_MESSAGES_ROUTE, RecordedRequest
 
 log = logging.getLogger("bench.loopback")
 
 #: Discord's global limit: 50 requests per second per bot token.
 DISCORD_GLOBAL_RPS = 50
-#: How long a click may wait for its callback before it counts as lost (Discord: 3 s).
-CLICK_TIMEOUT = 10.0
-
-
-@dataclass
-class Click:
-    """One sent click and what came back."""
-
-    sent: float
-    answered: float | None = None
-    status: int | None = None
-    callback_type: int | None = None
 
 
 @dataclass
@@ -81,54 +62,15 @@ class _GlobalLimit:
     passed: list[float] = field(default_factory=list)
 
 
-class _NoDeepCopy:
-    """Stands in for the `copy` module inside `tests.loopback.server` during a load.
-
-    The loopback deep-copies every payload it stores, sends or records, so that a test
-    may mutate what it got back; that was half of its CPU per click, on the same two
-    cores as the bot it measures. During a timed load nothing mutates those objects:
-    click payloads are prepared (with copies) before the clock starts, and the requests
-    served then (callbacks, followups, message edits) only store fresh request bodies and
-    serialise them. So `no_deep_copies()` turns copying off for exactly that time.
-    """
-
-    @staticmethod
-    def deepcopy(value: Any) -> Any:
-        return value
-
-
-@contextlib.contextmanager
-def no_deep_copies() -> Iterator[None]:
-    saved = loopback_server.copy
-    loopback_server.copy = _NoDeepCopy  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        loopback_server.copy = saved
-
-
-class BenchLoopback(LoopbackDiscord):
-    """`LoopbackDiscord` with O(1) callback matching, timestamps and a global rate limit.
-
-    `LoopbackDiscord.interact()` scans the request log on every wake-up, which is fine for
-    a test and quadratic for 10,000 clicks; here each click registers a future keyed by
-    interaction id and `_record` resolves it.
-    """
+class BenchLoopback(FastLoopback):
+    """`FastLoopback` with Discord's global rate limit (for the fan-out bench)."""
 
     def __init__(self) -> None:
-        super().__init__(validator=None)
-        self.token = bot_token(self.bot_user_id)
-        self._waiting: dict[str, asyncio.Future[tuple[float, int, int | None]]] = {}
+        super().__init__()
         self.limit = _GlobalLimit()
 
     async def _record(self, recorded: RecordedRequest) -> None:
-        if recorded.route == CALLBACK_ROUTE:
-            interaction_id = recorded.path.split("/", 3)[2]
-            waiter = self._waiting.pop(interaction_id, None)
-            if waiter is not None and not waiter.done():
-                body = recorded.body if isinstance(recorded.body, dict) else {}
-                waiter.set_result((time.perf_counter(), recorded.status, body.get("type")))
-        elif (
+        if (
             recorded.route == CHANNEL_MESSAGES_ROUTE
             and recorded.method == "POST"
             and recorded.status == 200
@@ -171,22 +113,6 @@ class BenchLoopback(LoopbackDiscord):
                 "X-RateLimit-Scope": "global",
             },
         )
-
-    # -- clicks ----------------------------------------------------------------------
-
-    async def click(self, payload: dict[str, Any], result: Click) -> None:
-        """Send one prepared INTERACTION_CREATE and wait for the bot's callback."""
-        waiter: asyncio.Future[tuple[float, int, int | None]] = (
-            asyncio.get_running_loop().create_future()
-        )
-        self._waiting[payload["id"]] = waiter
-        result.sent = time.perf_counter()
-        self._enqueue("INTERACTION_CREATE", payload, fresh_payload=True)
-        try:
-            async with asyncio.timeout(CLICK_TIMEOUT):
-                result.answered, result.status, result.callback_type = await waiter
-        except TimeoutError:
-            self._waiting.pop(payload["id"], None)
 
 
 class Controller:
@@ -302,96 +228,9 @@ class Controller:
             clones.append(int(self.lb._create_message(int(original["channel_id"]), data, [])["id"]))
         return {"message_ids": clones}
 
-    def _payloads(self, message_ids: list[int], count: int) -> list[dict[str, Any]]:
-        """`count` clicks, each by a new member (so every one is a first answer)."""
-        payloads = []
-        for i in range(count):
-            message_id = message_ids[i % len(message_ids)]
-            message = self.lb.messages[message_id]
-            buttons = [c for row in message["components"] for c in row["components"]]
-            custom_id = self.rng.choice(buttons)["custom_id"]
-            payloads.append(self.lb.button_click(message_id, custom_id, self._member()))
-        return payloads
-
-    async def cmd_load(
-        self,
-        mode: str,
-        message_ids: list[int],
-        clicks: int = 0,
-        concurrency: int = 1,
-        rate: float = 0.0,
-        duration: float = 0.0,
-    ) -> dict[str, Any]:
-        """Closed loop: `clicks` clicks, `concurrency` in flight. Open loop: `rate` clicks
-        a second for `duration` seconds, sent on schedule whether or not answered."""
-        if mode == "open":
-            clicks = int(rate * duration)
-        payloads = self._payloads(message_ids, clicks)
-        results = [Click(sent=0.0) for _ in payloads]
-        lag: list[float] = []
-        with no_deep_copies():
-            cpu0 = time.process_time()
-            started = time.perf_counter()
-            await self._run_load(mode, payloads, results, lag, concurrency, rate)
-            cpu = time.process_time() - cpu0
-
-        answered = [r for r in results if r.answered is not None]
-        last = max((r.answered for r in answered if r.answered is not None), default=started)
-        elapsed = last - started
-        latencies = [r.answered - r.sent for r in answered if r.answered is not None]
-        types: dict[str, int] = {}
-        statuses: dict[str, int] = {}
-        for r in answered:
-            types[str(r.callback_type)] = types.get(str(r.callback_type), 0) + 1
-            statuses[str(r.status)] = statuses.get(str(r.status), 0) + 1
-        return {
-            "mode": mode,
-            "sent": len(results),
-            "answered": len(answered),
-            "lost": len(results) - len(answered),
-            "elapsed_s": elapsed,
-            "clicks_per_s": len(answered) / elapsed if elapsed > 0 else 0.0,
-            "latency_ms": summary_ms(latencies),
-            "callback_types": types,
-            "statuses": statuses,
-            "loopback_cpu_s": cpu,
-            "sender_lag_max_ms": max(lag, default=0.0) * 1000,
-            "sender_lag_p99_ms": percentile(lag, 99) * 1000 if lag else 0.0,
-            "concurrency": concurrency,
-            "rate": rate,
-        }
-
-    async def _run_load(
-        self,
-        mode: str,
-        payloads: list[dict[str, Any]],
-        results: list[Click],
-        lag: list[float],
-        concurrency: int,
-        rate: float,
-    ) -> None:
-        started = time.perf_counter()
-        if mode == "closed":
-            queue = iter(range(len(payloads)))
-
-            async def worker() -> None:
-                for index in queue:
-                    await self.lb.click(payloads[index], results[index])
-
-            await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elif mode == "open":
-            tasks = []
-            for index, payload in enumerate(payloads):
-                due = started + index / rate
-                delay = due - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                else:
-                    lag.append(-delay)  # the generator itself fell behind (a busy machine)
-                tasks.append(asyncio.create_task(self.lb.click(payload, results[index])))
-            await asyncio.gather(*tasks)
-        else:
-            raise ValueError(f"mode must be closed or open, not {mode!r}")
+    async def cmd_load(self, **load: Any) -> dict[str, Any]:
+        """Click on posts (see `bench.click_load.ClickLoad.run`); returns latencies."""
+        return await ClickLoad(self.lb, self.rng, self._member).run(**load)
 
     async def cmd_global_limit(self, rps: int) -> dict[str, Any]:
         self.lb.limit = _GlobalLimit(rps=rps)

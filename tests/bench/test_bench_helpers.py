@@ -1,0 +1,144 @@
+"""The answer-path bench's pure helpers: frame templates, other-load arithmetic, verdict.
+
+The bench itself is not run here (it measures; tests must not time anything), but the
+pieces that decide what it sends and what it concludes are plain functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+
+from bench.answer_report import median_runs, rounds_disturbed, verdict
+from bench.fast_loopback import FrameTemplate, check_value, sentinel, slot_format
+from bench.quiet import machine_busy_seconds, other_cores
+
+
+def test_frame_template_fills_every_slot_and_keeps_braces() -> None:
+    frame = {
+        "op": 0,
+        "s": sentinel("S"),
+        "d": {
+            "id": sentinel("I"),
+            "token": sentinel("T"),
+            "member": {"user": {"id": sentinel("U"), "username": sentinel("N")}},
+            "note": 'a {brace} and a "quote"',
+        },
+    }
+    text = FrameTemplate(frame).render(S=7, I="123", T="tok_-9", U="456", N="m456")
+    assert json.loads(text) == {
+        "op": 0,
+        "s": 7,
+        "d": {
+            "id": "123",
+            "token": "tok_-9",
+            "member": {"user": {"id": "456", "username": "m456"}},
+            "note": 'a {brace} and a "quote"',
+        },
+    }
+
+
+def test_slot_format_refuses_a_fragment_that_is_not_there() -> None:
+    with pytest.raises(ValueError, match="does not occur"):
+        slot_format({"a": 1}, {'"@@X@@"': "{X}"})
+
+
+@pytest.mark.parametrize("value", ['a"b', "a\\b", "{x}", "é", "a\nb"])
+def test_check_value_refuses_what_would_need_escaping(value: str) -> None:
+    with pytest.raises(ValueError):
+        check_value(value)
+
+
+def test_check_value_passes_ids_tokens_and_names() -> None:
+    assert check_value("aW50ZXJhY3Rpb246_x-Y") == "aW50ZXJhY3Rpb246_x-Y"
+
+
+def test_machine_busy_counts_all_but_idle_and_iowait() -> None:
+    stat = "cpu  100 10 50 1000 40 5 5 0 0 0\ncpu0 1 1 1 1 1 1 1 1 0 0\n"
+    ticks = 100 + 10 + 50 + 5 + 5 + 0
+    assert machine_busy_seconds(stat) == ticks / os.sysconf("SC_CLK_TCK")
+
+
+def test_other_cores_is_what_is_not_ours_and_never_negative() -> None:
+    assert other_cores(3.0, 1.0, 2.0) == 1.0
+    assert other_cores(1.0, 1.5, 2.0) == 0.0
+    assert other_cores(1.0, 0.0, 0.0) == 0.0
+
+
+def _load(
+    clicks_per_s: float, p99: float, cpu_s: float, busy: float, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "sent": 100,
+        "answered": 100,
+        "lost": 0,
+        "clicks_per_s": clicks_per_s,
+        "latency_ms": {"p50": p99 / 2, "p95": p99, "p99": p99, "max": p99},
+        "callback_types": {"4": 100},
+        "statuses": {"200": 100},
+        "bot_cpu_s": cpu_s,
+        "bot_thread_cpu_s": {"main": cpu_s, "other_threads": 0.0},
+        "loopback_cpu_s": 0.01,
+        "sender_lag_max_ms": 0.0,
+        "bot_main_busy": busy,
+        "bot_main_waiting": 0.0,
+        "other_cores": 0.0,
+        **extra,
+    }
+
+
+def _round(c32: float, p99: float, cpu_s: float, busy: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "closed_c8": _load(c32 / 2, p99, cpu_s, busy, **extra),
+        "closed_c32": _load(c32, p99, cpu_s, busy, **extra),
+        "open_200": _load(200, p99, cpu_s, busy / 2, **extra),
+        "exit_status": 0,
+    }
+
+
+def test_verdict_passes_a_tpquiz_close_to_a_saturated_bare_bot() -> None:
+    med = {
+        "tpquiz": median_runs([_round(1700, 10.0, 0.12, 0.97)]),
+        "baseline": median_runs([_round(2000, 6.0, 0.10, 0.98)]),
+    }
+    lines = verdict(med, {"tpquiz": (500, 500)})
+    assert not any("WARNING" in line for line in lines)
+    assert not any("MISSED" in line for line in lines), lines
+    assert any("0.85x" in line and "OK" in line for line in lines)
+    assert any("grows at every step" in line for line in lines)
+    assert lines[-1].endswith("OK")
+
+
+def test_verdict_warns_when_the_bare_bot_was_not_saturated_and_misses_goals() -> None:
+    med = {
+        "tpquiz": median_runs([_round(500, 30.0, 0.30, 0.60)]),
+        "baseline": median_runs([_round(1000, 6.0, 0.10, 0.70)]),
+    }
+    lines = verdict(med, {"tpquiz": (499, 500)})
+    assert lines[0].startswith("WARNING: baseline's main thread was 70% busy")
+    assert sum("MISSED" in line for line in lines) == 3  # throughput, p99, CPU
+    assert lines[-1].endswith("MISMATCH")
+
+
+def test_medians_prefer_clean_rounds_and_count_disturbed_ones() -> None:
+    clean = _round(1000, 5.0, 0.1, 0.96)
+    busy = _round(400, 50.0, 0.2, 0.50, disturbed=True)
+    merged = median_runs([busy, clean, busy])
+    assert merged["closed_c32"]["clicks_per_s"] == 1000
+    assert merged["closed_c32"]["rounds_disturbed"] == 2
+    assert merged["closed_c32"]["rounds_used"] == 1
+    assert rounds_disturbed({"tpquiz": [busy, clean, busy], "baseline": [clean] * 3}) == (2, 3)
+
+
+def test_a_tpquiz_on_uvloop_is_compared_with_the_bare_bot_on_uvloop() -> None:
+    med = {
+        "tpquiz+uvloop": median_runs([_round(900, 10.0, 0.12, 0.97)]),
+        "baseline": median_runs([_round(2000, 6.0, 0.10, 0.98)]),
+        "baseline+uvloop": median_runs([_round(1000, 6.0, 0.10, 0.98)]),
+    }
+    lines = verdict(med)
+    assert "tpquiz+uvloop: throughput at 32 in flight 0.90x the bare bot (goal >= 0.8) OK" in lines
+    assert sum("saturated" in line for line in lines) == 2

@@ -11,13 +11,13 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import discord
 import yarl
 
 from bot import bank_commands, db_commands, ops_commands, privacy_commands, stats_commands
-from bot.config import ConfigError, Settings, postgres_not_ready
+from bot.config import ConfigError, DatabaseUrl, Settings
 from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
@@ -25,10 +25,14 @@ from bot.quiz.model import Bank
 from bot.quiz.periods import PERIODS, period_start
 from bot.quiz.template_files import TemplateSet, load_templates
 from bot.runlock import RunLockHeld
+from bot.shard_lock import ShardHeld
 from bot.startup import StartupError
 from bot.storage import problems
 from bot.storage.preflight import database_problem, run_problem
 from bot.storage.problems import DatabaseUnusable
+
+if TYPE_CHECKING:
+    from bot.storage.contract import StorageContract
 
 log = logging.getLogger("tpquiz")
 
@@ -57,47 +61,98 @@ async def run_bot(settings: Settings, token: str, bank: Bank, templates: Templat
 
     They are passed in rather than loaded here so that the bank is read and checked once
     (the near-duplicate check on a large bank is the slow part of start-up).
+    On SQLite the file's run lock keeps a second process out; on PostgreSQL
+    (TPQUIZ_DATABASE_URL) the process first claims the lock of each shard it runs
+    (bot/shard_lock.py), so a second process on the same shards is refused before it
+    migrates or connects to Discord, and gives them back when it stops.
     """
-    from bot.client import TPQuizBot  # imported here so `validate` needs no discord set-up
     from bot.health import probe_heartbeat
     from bot.logs import setup_logging
-    from bot.metrics import Metrics, serve_metrics
     from bot.runlock import START_WAIT_SECONDS, hold_run_lock
-    from bot.startup import start
     from bot.storage import Storage
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
     log.info("question bank: %d questions, %d templates", len(bank), len(templates))
     log.info("event loop: %s", type(asyncio.get_running_loop()).__module__)
     apply_endpoints(settings)
+    heartbeat = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
+    if settings.database_url is not None:
+        await _run_on_postgres(settings, token, bank, templates, heartbeat)
+        return
     # The run lock tells `tpquiz restore` (and a second `tpquiz run`) that we are running.
     with hold_run_lock(settings.db_path, wait=START_WAIT_SECONDS):
         storage = await Storage.open(settings.db_path)
         try:
             # After the lock: a second `run`, refused above, must not touch the heartbeat.
-            probe_heartbeat(heartbeat_path_for(settings.db_path, settings.heartbeat_path))
+            probe_heartbeat(heartbeat)
         except BaseException:
             await storage.close()
             raise
-        metrics = Metrics()
+        await _serve(settings, token, bank, templates, storage)
+
+
+async def _run_on_postgres(
+    settings: Settings, token: str, bank: Bank, templates: TemplateSet, heartbeat: Path | None
+) -> None:
+    """Claim this process's shard locks, open the PostgreSQL stores, run, give both back."""
+    import asyncpg
+
+    from bot.health import probe_heartbeat
+    from bot.shard_lock import holder_name, shards_to_claim
+    from bot.shards import Ownership
+    from bot.storage.pg.db import cannot_connect
+    from bot.storage.pg.shard_locks import PgShardLocks
+    from bot.storage.pg.storage import PgStorage
+
+    url = settings.database_url
+    assert url is not None
+    shard_ids, shard_count = shards_to_claim(Ownership.of(settings.shard_count, settings.shard_ids))
+    locks = PgShardLocks(url)
+    try:
+        await locks.claim(shard_ids, shard_count, holder_name())
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise DatabaseUnusable(cannot_connect(url, exc)) from None
+    try:
+        storage = await PgStorage.open(url)
         try:
-            async with (
-                serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
-                TPQuizBot(
-                    settings=settings,
-                    storage=storage,
-                    bank=bank,
-                    metrics=metrics,
-                    templates=templates,
-                ) as bot,
-            ):
-                loop = asyncio.get_running_loop()
-                for sig in (signal.SIGTERM, signal.SIGINT):
-                    loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
-                await start(bot, token)
-        finally:
+            probe_heartbeat(heartbeat)
+        except BaseException:
             await storage.close()
-            log.info("stopped")
+            raise
+        await _serve(settings, token, bank, templates, storage)
+    finally:
+        await locks.release()
+
+
+async def _serve(
+    settings: Settings, token: str, bank: Bank, templates: TemplateSet, storage: StorageContract
+) -> None:
+    """Serve Discord on the opened storage until stopped; close the storage after."""
+    from bot.client import TPQuizBot  # imported here so `validate` needs no discord set-up
+    from bot.metrics import Metrics, serve_metrics
+    from bot.startup import start
+
+    metrics = Metrics()
+    try:
+        async with (
+            serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
+            TPQuizBot(
+                settings=settings,
+                # TPQuizBot is typed with SQLite's Storage; PostgreSQL's bundle has the same
+                # stores (bot/storage/contract.py StorageContract).
+                storage=storage,  # type: ignore[arg-type]
+                bank=bank,
+                metrics=metrics,
+                templates=templates,
+            ) as bot,
+        ):
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
+            await start(bot, token)
+    finally:
+        await storage.close()
+        log.info("stopped")
 
 
 def _fail(message: str) -> int:
@@ -105,15 +160,26 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _postgres_complete(url: DatabaseUrl) -> None:
+    """ConfigError (before connecting anywhere) while a PostgreSQL store is missing."""
+    from bot.storage.pg.storage import missing_stores, stores_missing
+
+    missing = missing_stores()
+    if missing:
+        raise ConfigError(stores_missing(url, missing))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_env()
-        if settings.database_url is not None:  # issue 15: until the PostgreSQL stores exist
-            raise ConfigError(postgres_not_ready(settings.database_url))
+        if settings.database_url is not None:
+            _postgres_complete(settings.database_url)
         token = settings.require_token()
-        problem = run_problem(settings.db_path) or heartbeat_problem(
-            heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-        )
+        heartbeat = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
+        if settings.database_url is None:
+            problem = run_problem(settings.db_path) or heartbeat_problem(heartbeat)
+        else:  # no SQLite file is used: only the heartbeat's place is checked
+            problem = heartbeat_problem(heartbeat)
         if problem:
             raise ConfigError(problem)
         # Refuse to start on a broken bank or template; loaded once, here.
@@ -140,7 +206,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StartupError as exc:  # Discord unreachable, the metrics port taken (bot.startup)
         print(f"tpquiz: {exc}", file=sys.stderr)
         return exc.exit_status
-    except RunLockHeld as exc:
+    except (RunLockHeld, ShardHeld) as exc:
         return _fail(exc.refusal)
     except (DatabaseUnusable, HeartbeatUnwritable) as exc:
         return _fail(str(exc))

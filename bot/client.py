@@ -38,6 +38,7 @@ from bot.review import ReviewService
 from bot.service import Clock, QuizService
 from bot.shards import Ownership
 from bot.storage import Storage
+from bot.storage.answers import AnswerStore
 from bot.tree import CommandTree
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,8 @@ class TPQuizBot(commands.Bot):
         self.clock = clock
         self.metrics = metrics or Metrics()
         storage.db.on_commit = self.metrics.observe_db_write
-        storage.answers.clicks.on_batch = self.metrics.observe_click_batch
+        if isinstance(storage.answers, AnswerStore):  # SQLite's group commit
+            storage.answers.clicks.on_batch = self.metrics.observe_click_batch
         self.service = QuizService(bank, storage, clock, rng or random.Random(), templates)
         self.reviews = ReviewService(self.service)
         self.reminders = ReminderService(self.service)

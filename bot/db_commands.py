@@ -1,4 +1,4 @@
-"""`tpquiz db status` and `tpquiz db upgrade [--dry-run]`: the database's schema by hand.
+"""`tpquiz db status`, `tpquiz db upgrade [--dry-run]` and `tpquiz db copy`: the database by hand.
 
 The bot migrates its database when it starts, so neither command is needed to run it.
 They are for the operator who wants to know before an upgrade what it will do (status:
@@ -11,6 +11,14 @@ under a running bot, and refuses the same files `tpquiz run` refuses (a schema n
 this tpquiz, a file that is not tpquiz's, a database deleted beside an earlier run's
 lock) with the same sentences (bot.storage.problems). Exit status: 0 done, 1 the database
 cannot be used or upgraded, 2 a setting is wrong, as in bot/ops_commands.py.
+
+`copy --from sqlite:///path --to postgresql://...` moves a SQLite database into PostgreSQL
+(issue 15, bot/storage/pg/copy.py) and then checks the copy rather than trusting it: the
+rows of every table are counted on both sides and every server's leaderboards (all time,
+this week, this month) are read from both and compared, so an operator switching
+TPQUIZ_DATABASE_URL on knows the members see what they saw. It holds the file's run lock
+(the bot must be stopped: what it wrote after the copy would be lost) and refuses a
+target that holds rows unless --force, which empties that tpquiz database first.
 """
 
 from __future__ import annotations
@@ -20,12 +28,15 @@ import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from bot.config import ConfigError, Settings
+from bot.config import ConfigError, DatabaseUrl, Settings
 from bot.storage import problems
 
-__all__ = ["cmd_status", "cmd_upgrade", "register"]
+if TYPE_CHECKING:
+    from bot.storage.pg.db import PgDatabase
+
+__all__ = ["cmd_copy", "cmd_status", "cmd_upgrade", "register"]
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -159,9 +170,134 @@ def cmd_upgrade(
     return _guarded("upgrade", err, work)
 
 
+def _copy_source(args: argparse.Namespace) -> Path:
+    """--from sqlite:///path (the path after sqlite://), else the TPQUIZ_DB setting."""
+    text = args.source
+    if text is None:
+        return _db_path(args)
+    if not text.startswith("sqlite://") or len(text) <= len("sqlite://"):
+        raise ConfigError(
+            f"--from must be a SQLite file as sqlite:///path/to/quiz.sqlite3, not {text!r}"
+        )
+    return Path(text[len("sqlite://") :])
+
+
+def _copy_target(args: argparse.Namespace) -> DatabaseUrl:
+    """--to postgresql://..., else the TPQUIZ_DATABASE_URL setting."""
+    if args.target is not None:
+        try:
+            return DatabaseUrl.parse(args.target)
+        except ConfigError as exc:
+            raise ConfigError(f"--to: {exc}") from None
+    url = _settings(args).database_url
+    if url is None:
+        raise ConfigError(
+            "say where to copy to: --to postgresql://user:password@host:5432/tpquiz"
+            " (or set TPQUIZ_DATABASE_URL)"
+        )
+    return url
+
+
+async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
+    """(servers compared, the leaderboards that differ) between the file and the copy."""
+    from datetime import UTC, datetime
+
+    from bot.quiz.periods import period_start
+    from bot.storage import Storage
+    from bot.storage.pg.copy import source_guilds
+    from bot.storage.pg.standings import PgStandings
+
+    now = datetime.now(UTC)
+    periods: list[tuple[str, int | None]] = [("all time", None)]
+    for period in ("week", "month"):
+        start = period_start(period, now)
+        assert start is not None
+        periods.append((f"this {period}", int(start.timestamp() * 1000)))
+    guilds = source_guilds(path)
+    lite = await Storage.open(path, readonly=True)
+    pg = PgStandings(db)
+    differ: list[str] = []
+    try:
+        for guild in guilds:
+            for name, since in periods:
+                if await lite.standings.all_rows(guild, since) != await pg.all_rows(guild, since):
+                    differ.append(f"server {guild} ({name})")
+    finally:
+        await lite.close()
+    return len(guilds), differ
+
+
+async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: TextIO) -> int:
+    from bot.storage.pg.copy import copy_from_sqlite, empty_target, held_rows
+    from bot.storage.pg.db import PgDatabase
+    from bot.storage.schema import read_status
+
+    status = read_status(path)
+    if status.too_new:
+        raise problems.DatabaseUnusable(status.too_new)
+    if status.pending:
+        raise problems.DatabaseUnusable(
+            f"{path} is at schema {status.version}, older than this tpquiz's {status.newest}:"
+            f" run `tpquiz db upgrade` on it (TPQUIZ_DB={path}) first, then copy"
+        )
+    db = await PgDatabase.open(url)
+    try:
+        held = await held_rows(db)
+        if held and not force:
+            shown = ", ".join(f"{t} {n}" for t, n in list(held.items())[:4])
+            raise problems.DatabaseUnusable(
+                f"{url.redacted} already holds rows ({shown}): copy into an empty database,"
+                " or pass --force to delete everything in it first"
+            )
+        if held:
+            err.write(f"db copy: --force: deleting every row of {url.redacted}\n")
+            await empty_target(db)
+        copied = await copy_from_sqlite(path, db)
+        written = await held_rows(db)
+        servers, differ = await _leaderboards(path, db)
+    finally:
+        await db.close()
+    source = read_status(path).rows
+    out.write(f"db copy: {path} -> {url.redacted}\n")
+    width = max(len(t) for t in source)
+    out.write(f"  {'table':<{width}}  {'sqlite':>10}  {'postgresql':>10}\n")
+    bad = 0
+    for table, count in source.items():
+        there = written.get(table, 0)
+        mark = "" if there == count == copied.get(table, count) else "  DIFFERENT"
+        bad += bool(mark)
+        out.write(f"  {table:<{width}}  {count:>10}  {there:>10}{mark}\n")
+    for name in differ:
+        out.write(f"leaderboard differs: {name}\n")
+    out.write(
+        f"leaderboards: {servers} servers compared (all time, this week, this month):"
+        f" {'identical' if not differ else f'{len(differ)} differ'}\n"
+    )
+    if bad or differ:
+        err.write(
+            f"tpquiz db copy: the copy differs from {path} ({bad} tables, {len(differ)}"
+            " leaderboards): do not switch to it; run it again with --force\n"
+        )
+        return 1
+    out.write(f"db copy: {sum(source.values())} rows copied and verified\n")
+    return 0
+
+
+def cmd_copy(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Copy the SQLite file into PostgreSQL, then verify counts and leaderboards."""
+    from bot.runlock import hold_run_lock
+
+    def work() -> int:
+        path, url = _copy_source(args), _copy_target(args)
+        with hold_run_lock(path, wait=0):
+            return asyncio.run(_copy(path, url, force=args.force, out=out, err=err))
+
+    return _guarded("copy", err, work)
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `db status` and `db upgrade` to the `tpquiz` command."""
-    db = sub.add_parser("db", help="the database's schema: status, upgrade")
+    db = sub.add_parser("db", help="the database: status, upgrade, copy to PostgreSQL")
     commands = db.add_subparsers(dest="db_command", required=True)
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -182,3 +318,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="print the SQL each pending migration would run; change nothing",
     )
     upgrade.set_defaults(func=cmd_upgrade)
+    copy = add(
+        "copy",
+        "copy the SQLite database into an empty PostgreSQL one, then verify row counts"
+        " and leaderboards (the bot must be stopped)",
+    )
+    copy.add_argument(
+        "--from",
+        dest="source",
+        metavar="sqlite:///PATH",
+        help="the SQLite file (default: TPQUIZ_DB)",
+    )
+    copy.add_argument(
+        "--to",
+        dest="target",
+        metavar="postgresql://...",
+        help="the PostgreSQL database (default: TPQUIZ_DATABASE_URL)",
+    )
+    copy.add_argument(
+        "--force",
+        action="store_true",
+        help="delete everything in the target first if it holds rows",
+    )
+    copy.set_defaults(func=cmd_copy)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
-from bot.config import Settings, postgres_not_ready, token_problem
+from bot.config import Settings, token_problem
 from bot.health import heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, bundled_question_files, check_files
 from bot.runlock import running_pid
 
 if TYPE_CHECKING:
+    from bot.storage.pg.shard_locks import Holder
     from bot.storage.privacy import PendingRemoval
 
 __all__ = ["Check", "run_doctor", "DEFAULT_API_BASE"]
@@ -135,12 +136,18 @@ async def check_database(settings: Settings) -> list[Check]:
 
 
 async def check_postgres(settings: Settings) -> list[Check]:
-    """TPQUIZ_DATABASE_URL, when set: the server answers, the schema version, and that
-    `tpquiz run` does not use it yet (issue 15). Never migrates; shows the URL redacted."""
+    """TPQUIZ_DATABASE_URL, when set: the server answers, the schema version, which
+    process holds each shard's lock (bot/storage/pg/shard_locks.py), and whether this
+    tpquiz has every PostgreSQL store `tpquiz run` needs. Never migrates; shows the URL
+    redacted."""
     url = settings.database_url
     if url is None:
         return []
+    import asyncpg
+
     from bot.storage.pg.db import PgDatabase, pg_migrations
+    from bot.storage.pg.shard_locks import holders
+    from bot.storage.pg.storage import missing_stores, stores_missing
     from bot.storage.problems import DatabaseUnusable
 
     newest = len(pg_migrations())
@@ -155,14 +162,51 @@ async def check_postgres(settings: Settings) -> list[Check]:
     finally:
         await db.close()
     schema = f"at schema {version}/{newest}" if version else "empty (no tpquiz schema yet)"
-    return [
+    results = [
         Check(
             "ok",
             "postgres",
             f"{url.redacted} answers (PostgreSQL {server.major}.{server.minor}), {schema}",
-        ),
-        Check("FAIL", "postgres", postgres_not_ready(url)),
+        )
     ]
+    missing = missing_stores()
+    if missing:
+        results.append(Check("FAIL", "postgres", stores_missing(url, missing)))
+    try:
+        shards, counts = await holders(url)
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        return [
+            *results,
+            Check("warn", "shards", f"cannot read the shard locks ({url.scrub(str(exc))})"),
+        ]
+    return results + _shard_lines(shards, counts)
+
+
+#: Shard locks listed one by one; more are counted.
+MAX_SHARD_LINES = 16
+
+
+def _shard_lines(shards: Mapping[int, Holder], counts: Mapping[int, Holder]) -> list[Check]:
+    """One line per held shard lock: who runs it (and a warning for mixed shard counts)."""
+    if not shards:
+        return [Check("ok", "shards", "no tpquiz process holds a shard lock (none is running)")]
+    of = f" of {next(iter(counts))}" if len(counts) == 1 else ""
+    lines = [
+        Check("ok", "shards", f"shard {shard}{of} is run by {shards[shard].describe()}")
+        for shard in sorted(shards)[:MAX_SHARD_LINES]
+    ]
+    if len(shards) > MAX_SHARD_LINES:
+        lines.append(Check("ok", "shards", f"... and {len(shards) - MAX_SHARD_LINES} more"))
+    if len(counts) > 1:
+        lines.append(
+            Check(
+                "warn",
+                "shards",
+                f"processes run with different TPQUIZ_SHARD_COUNT ({', '.join(map(str, sorted(counts)))}):"
+                " the servers are split two ways; give every process the same count",
+            )
+        )
+    return lines
 
 
 #: Pending server deletions listed one by one; more are counted.

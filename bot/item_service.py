@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from bot.quiz.itemstats import Item, ItemStats, item_of, sort_stats, with_flags
 from bot.quiz.itemstats_fast import MemberRow, bank_stats_member_rows
 from bot.quiz.model import Question
-from bot.service import QuizService
+from bot.service import QuizError, QuizService
 from bot.storage import itemstats as store
 from bot.storage import reports as report_store
+from bot.storage.db import Database
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,9 @@ class ItemStatsService:
     def __init__(self, service: QuizService) -> None:
         self.service = service
         self.db = service.storage.db
+        #: Item statistics read the answers with plain sqlite3 (bot/storage/itemstats.py);
+        #: on PostgreSQL they are not ported yet, and the admin views say so.
+        self.available = isinstance(self.db, Database)
 
     def question(self, question_id: str) -> Question | None:
         """The pool's question (a template's stand-in for a computed one), or None."""
@@ -82,6 +86,8 @@ class ItemStatsService:
     async def server_stats(self, guild_id: int) -> ServerStats:
         """Every question's statistics in this server, flagged first: from the summary,
         or computed now when there is none to read."""
+        if not self.available:
+            raise QuizError("item_stats_unavailable")
         key = self.pool_key()
 
         def read(
@@ -181,6 +187,8 @@ class ItemStatsService:
         self, now_ms: int, *, owns: Callable[[int], bool] | None = None
     ) -> list[int]:
         """Refresh the servers `due` picks; the ones written."""
+        if not self.available:
+            return []
         done = []
         for guild, _ in await self.due(owns):
             if await self.refresh(guild, now_ms):

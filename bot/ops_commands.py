@@ -64,6 +64,8 @@ def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         settings = _settings(args)
     except ConfigError as exc:
         return _fail(err, "backup", str(exc), 2)
+    if settings.database_url is not None:
+        return _pg_backup(settings, args, out, err)
     try:
         result = backup_database(settings.db_path, args.dest, overwrite=args.force, keep=args.keep)
     except (BackupError, UnsafeTarget) as exc:
@@ -77,6 +79,24 @@ def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
     for old in result.pruned:
         out.write(f"backup: removed old backup {old}\n")
     return 0
+
+
+def _pg_backup(settings: Settings, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """On PostgreSQL there is no file to copy: say so, and print the pg_dump command.
+
+    Exit 1, as nothing was backed up: a cron job calling `tpquiz backup` is told."""
+    from bot.storage.backup import pg_dump_command
+
+    assert settings.database_url is not None
+    out.write(f"{pg_dump_command(settings.database_url, args.dest)}\n")
+    return _fail(
+        err,
+        "backup",
+        f"TPQUIZ_DATABASE_URL is set ({settings.database_url.redacted}): the data is in"
+        " PostgreSQL, and tpquiz backup copies only SQLite files, so nothing was written;"
+        " back it up with pg_dump (the command above; set PGPASSWORD or use ~/.pgpass),"
+        " and restore with pg_restore",
+    )
 
 
 def cmd_restore(

@@ -9,19 +9,17 @@ member's run is refused as the answer buttons refuse it). The limits are decided
 
 from __future__ import annotations
 
-import sqlite3
-
 from bot.quiz.model import Lang
 from bot.quiz.reports import REASONS, Refusal
 from bot.service import QuizError, QuizService
-from bot.storage import reports as store
 from bot.storage.reports import Report
 
 
 class ReportService:
     def __init__(self, service: QuizService) -> None:
         self.service = service
-        self.db = service.storage.db
+        #: The report store of either backend (bot/storage/contract.py ReportsContract).
+        self.store = service.storage.reports
 
     async def question_ids_of_run(
         self, kind: str, run_id: int, guild_id: int, user_id: int
@@ -62,38 +60,27 @@ class ReportService:
         if reason not in REASONS:
             raise QuizError("report_bad_reason")
         now = self.service.now_ms()
-        return await self.db.run_transaction(
-            lambda conn: store.add_report(
-                conn,
-                guild_id=guild_id,
-                user_id=user_id,
-                question_id=question_id,
-                language=language,
-                reason=reason,
-                body=body,
-                now_ms=now,
-            )
+        return await self.store.add(
+            guild_id=guild_id,
+            user_id=user_id,
+            question_id=question_id,
+            language=language,
+            reason=reason,
+            body=body,
+            now_ms=now,
         )
 
     async def open_reports(
         self, guild_id: int, *, limit: int, offset: int = 0
     ) -> tuple[list[Report], int]:
         """A page of the server's open reports (newest first) and how many are open."""
-
-        def read(conn: sqlite3.Connection) -> tuple[list[Report], int]:
-            found = store.list_reports(conn, guild_id, open_only=True, limit=limit, offset=offset)
-            return found, store.count_open(conn, guild_id)
-
-        return await self.db.run_read(read)
+        found = await self.store.find(guild_id, open_only=True, limit=limit, offset=offset)
+        return found, await self.store.count_open(guild_id)
 
     async def reports_of_question(self, guild_id: int, question_id: str) -> list[Report]:
-        return await self.db.run_read(
-            lambda conn: store.list_reports(conn, guild_id, question_id=question_id, limit=10)
-        )
+        return await self.store.find(guild_id, question_id=question_id, limit=10)
 
     async def resolve(self, guild_id: int, report_id: int, by: int) -> Report | None:
         """Resolve one of the server's open reports; None if there is no such open one."""
         now = self.service.now_ms()
-        return await self.db.run_transaction(
-            lambda conn: store.resolve_open(conn, report_id, guild_id=guild_id, now_ms=now, by=by)
-        )
+        return await self.store.resolve_open(report_id, guild_id=guild_id, now_ms=now, by=by)

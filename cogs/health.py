@@ -67,7 +67,9 @@ class HealthCog(commands.Cog):
     def __init__(self, bot: TPQuizBot) -> None:
         self.bot = bot
         settings = bot.settings
-        self.path = heartbeat_path_for(bot.storage.db.path, settings.heartbeat_path)
+        # Beside the SQLite file; on PostgreSQL beside where TPQUIZ_DB would be.
+        db_path = getattr(bot.storage.db, "path", settings.db_path)
+        self.path = heartbeat_path_for(db_path, settings.heartbeat_path)
         self.max_age = settings.health_max_age
         self.started_at = time.time()
         self.origin = process_origin()  # host and pid namespace, for `tpquiz health`

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.runlock import hold_run_lock
 from bot.storage import problems
-from bot.storage.schema import bundled
+from bot.storage.pg.db import PgDatabase
+from bot.storage.schema import bundled, read_status
 from tests.storage.test_schema import at_schema
 from tests.test_cli import tpquiz
 
@@ -143,3 +147,104 @@ def test_upgrade_refuses_a_database_deleted_beside_an_earlier_runs_lock(tmp_path
         result = tpquiz("db", *args, cwd=tmp_path, TPQUIZ_DB=str(db))
         assert (result.returncode, result.stderr) == (1, f"tpquiz db upgrade: {sentence}\n")
     assert not db.exists()
+
+
+# `tpquiz db copy`: a real file (the click path's history of tests/storage/test_members.py)
+# into a database of the session's real PostgreSQL server (tests/conftest.py).
+
+
+async def _played(path: Path) -> Path:
+    from tests.storage.test_members import _play
+
+    storage = await _play(path, 2, "middle", with_x=True)
+    await storage.close()
+    return path
+
+
+def _password(url: str) -> str:
+    from bot.config import DatabaseUrl
+
+    secret = DatabaseUrl(url).password
+    assert secret
+    return secret
+
+
+async def test_copy_copies_verifies_and_refuses_a_second_copy_without_force(
+    tmp_path: Path, pg_url: str
+) -> None:
+    db = await _played(tmp_path / "q.sqlite3")
+    before = _digest(db)
+    rows = read_status(db).rows
+    result = tpquiz("db", "copy", "--from", f"sqlite://{db}", "--to", pg_url, cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"db copy: {db} -> postgresql://") and "***" in lines[0]
+    table = {line.split()[0]: line.split()[1:] for line in lines[2 : 2 + len(rows)]}
+    assert table == {t: [str(n), str(n)] for t, n in rows.items()}
+    assert rows["answers"] > 100
+    assert (
+        lines[-2] == "leaderboards: 2 servers compared (all time, this week, this month): identical"
+    )
+    assert lines[-1] == f"db copy: {sum(rows.values())} rows copied and verified"
+    assert _digest(db) == before  # the source is only read
+
+    again = tpquiz(
+        "db", "copy", "--from", f"sqlite://{db}", cwd=tmp_path, TPQUIZ_DATABASE_URL=pg_url
+    )
+    assert again.returncode == 1 and again.stdout == ""
+    assert "already holds rows (answers " in again.stderr and "--force" in again.stderr
+    assert _password(pg_url) not in again.stderr + again.stdout
+    forced = tpquiz(
+        "db", "copy", "--force", cwd=tmp_path, TPQUIZ_DB=str(db), TPQUIZ_DATABASE_URL=pg_url
+    )
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stderr.startswith("db copy: --force: deleting every row of postgresql://")
+    assert forced.stdout.splitlines()[1:] == lines[1:]
+
+
+async def test_a_copy_that_differs_is_reported_and_exits_1(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import io
+
+    from bot import db_commands
+    from bot.storage.pg import copy
+
+    db = await _played(tmp_path / "q.sqlite3")
+    real = copy.copy_from_sqlite
+
+    async def lossy(source: Path, target: PgDatabase) -> dict[str, int]:
+        copied = await real(source, target)
+        async with target.transaction() as conn:  # a row lost, a leaderboard changed
+            await conn.execute(
+                "DELETE FROM members WHERE user_id = (SELECT MIN(user_id) FROM members)"
+            )
+        return copied
+
+    monkeypatch.setattr(copy, "copy_from_sqlite", lossy)
+    out, err = io.StringIO(), io.StringIO()
+    args = argparse.Namespace(source=f"sqlite://{db}", target=pg_url, force=False, env_file=None)
+    code = await asyncio.to_thread(db_commands.cmd_copy, args, out, err)
+    assert code == 1
+    (members,) = [line for line in out.getvalue().splitlines() if line.split()[0] == "members"]
+    assert members.endswith("DIFFERENT")
+    assert "leaderboard differs: server " in out.getvalue()
+    assert err.getvalue().startswith(f"tpquiz db copy: the copy differs from {db}")
+
+
+def test_copy_refuses_a_wrong_source_an_old_file_and_a_running_bot(tmp_path: Path) -> None:
+    url = "postgresql://tpquiz:s3cret@127.0.0.1:1/tpquiz"  # never reached
+    wrong = tpquiz("db", "copy", "--from", "/plain/path", "--to", url, cwd=tmp_path)
+    assert wrong.returncode == 2 and "--from must be a SQLite file as sqlite:///" in wrong.stderr
+    nowhere = tpquiz("db", "copy", "--from", f"sqlite://{tmp_path}/q.sqlite3", cwd=tmp_path)
+    assert nowhere.returncode == 2 and "--to postgresql://" in nowhere.stderr
+    old = at_schema(tmp_path / "old.sqlite3", 3)
+    result = tpquiz("db", "copy", "--from", f"sqlite://{old}", "--to", url, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"{old} is at schema 3, older than this tpquiz's {NEWEST}" in result.stderr
+    assert "tpquiz db upgrade" in result.stderr and "s3cret" not in result.stderr
+    current = at_schema(tmp_path / "new.sqlite3", NEWEST)
+    with hold_run_lock(current):
+        running = tpquiz("db", "copy", "--from", f"sqlite://{current}", "--to", url, cwd=tmp_path)
+    assert running.returncode == 1 and "tpquiz is running on this database" in running.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .answers import AnswerStore
 from .cards import CardStore
@@ -13,10 +14,24 @@ from .posts import Post, PostStore
 from .privacy import PrivacyStore
 from .progress import ProgressStore
 from .reminders import ReminderStore
+from .reports import ReportStore
 from .standings import MemberStats, RankedScore, Standings
 from .test_runs import TestRun, TestRunStore
 
-__all__ = ["Storage", "Database", "Post", "TestRun", "RankedScore", "MemberStats"]
+if TYPE_CHECKING:
+    from bot.config import Settings
+
+    from .pg.storage import PgStorage
+
+__all__ = [
+    "Storage",
+    "Database",
+    "Post",
+    "TestRun",
+    "RankedScore",
+    "MemberStats",
+    "open_storage",
+]
 
 
 class Storage:
@@ -33,6 +48,7 @@ class Storage:
         self.progress = ProgressStore(db)
         self.reminders = ReminderStore(db)
         self.privacy = PrivacyStore(db)
+        self.reports = ReportStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:
@@ -41,3 +57,11 @@ class Storage:
 
     async def close(self) -> None:
         await self.db.close()
+
+
+async def open_storage(settings: Settings, *, readonly: bool = False) -> Storage | PgStorage:
+    """The storage the settings name: PostgreSQL (TPQUIZ_DATABASE_URL) or the SQLite file
+    (TPQUIZ_DB); see bot/storage/pg/storage.py. PostgreSQL's driver is imported only then."""
+    from .pg.storage import open_storage as opener
+
+    return await opener(settings, readonly=readonly)

@@ -19,6 +19,7 @@ These functions are synchronous (they are called from the CLI, or from a thread)
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sqlite3
 import tempfile
@@ -27,11 +28,16 @@ from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from bot.files import check_target, fsync_dir
 
 from . import problems
 from .db import BUSY_TIMEOUT_MS, migrations
+
+if TYPE_CHECKING:
+    from bot.config import DatabaseUrl
 
 __all__ = [
     "BACKUP_PREFIX",
@@ -306,3 +312,25 @@ def _checkpoint(db_path: Path) -> None:
         pass  # a damaged old file is kept as it is; the restore replaces it anyway
     finally:
         conn.close()
+
+
+def pg_dump_command(url: DatabaseUrl, dest: Path | str, *, now: datetime | None = None) -> str:
+    """The shell command that backs up the PostgreSQL database `url` into `dest`.
+
+    Why a command and not a backup: `tpquiz backup` copies the SQLite file, and on
+    PostgreSQL there is no file of tpquiz's to copy; pg_dump (the server's own tool, of
+    the server's version) makes a consistent dump while the bot runs. The password is
+    never printed: it is taken out of the URL and shown as PGPASSWORD=***. A directory
+    `dest` gets `tpquiz-<UTC time>.dump`, as a SQLite backup gets its .sqlite3 name.
+    """
+    parts = urlsplit(url.dsn)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostinfo = netloc.rpartition("@")
+        netloc = f"{userinfo.partition(':')[0]}@{hostinfo}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
+    plain = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    as_dir = str(dest).endswith(("/", os.sep)) or Path(dest).is_dir()
+    target = Path(dest) / f"{BACKUP_PREFIX}{_timestamp(now)}.dump" if as_dir else Path(dest)
+    secret = "PGPASSWORD=*** " if url.password else ""
+    return f"{secret}pg_dump --format=custom --file={shlex.quote(str(target))} {shlex.quote(plain)}"

@@ -8,10 +8,12 @@ every PostgreSQL store that exists) to its Protocol, so a store whose methods dr
 from the contract fails `make lint` at that line.
 
 Not covered yet: the plain-sqlite3 functions run inside another transaction
-(members.py, reports.py, itemstats.py), which the privacy commands call with a
-`sqlite3.Connection`; they become methods of a contract when those paths are ported.
-The click path's own (clicks.py, cards.py's write_card) have their PostgreSQL twin in
-bot/storage/pg/clicks.py, behind `AnswersContract`.
+(itemstats.py), which the item statistics call with a `sqlite3.Connection`; they
+become methods of a contract when that path is ported. The click path's own (clicks.py,
+cards.py's write_card) have their PostgreSQL twin in bot/storage/pg/clicks.py, behind
+`AnswersContract`; members.py's steps (a member's export and deletion) theirs in
+bot/storage/pg/members.py, behind `PrivacyContract`; reports.py's functions are behind
+`ReportsContract` (`ReportStore`, `PgReportStore`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from bot.quiz.memory import CardState
     from bot.quiz.model import Question
+    from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
 
     from .daily import DailySettings, DailyStreak
     from .posts import Post
     from .privacy import PendingRemoval
     from .reminders import ReminderRow
+    from .reports import Report
     from .standings import MemberStats, RankedScore
     from .test_runs import TestRun
 
@@ -41,7 +45,9 @@ __all__ = [
     "PrivacyContract",
     "ProgressContract",
     "RemindersContract",
+    "ReportsContract",
     "StandingsContract",
+    "StorageContract",
     "TestRunsContract",
 ]
 
@@ -260,7 +266,85 @@ class PrivacyContract(Protocol):
     async def delete_due(self, now_ms: int) -> list[int]: ...
 
 
+class ReportsContract(Protocol):
+    """Members' problem reports (bot/storage/reports.py ReportStore)."""
+
+    async def add(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_id: str,
+        language: str,
+        reason: str,
+        body: str | None,
+        now_ms: int,
+    ) -> Report | Refusal: ...
+
+    async def find(
+        self,
+        guild_id: int | None = None,
+        *,
+        open_only: bool = False,
+        question_id: str | None = None,
+        limit: int = -1,
+        offset: int = 0,
+    ) -> list[Report]: ...
+
+    async def count_open(self, guild_id: int | None = None) -> int: ...
+
+    async def open_counts(self, guild_id: int | None = None) -> dict[str, int]: ...
+
+    async def resolve(
+        self,
+        report_id: int,
+        *,
+        now_ms: int,
+        note: str | None = None,
+        by: int | None = None,
+        guild_id: int | None = None,
+    ) -> Report | None: ...
+
+    async def resolve_open(
+        self, report_id: int, *, guild_id: int, now_ms: int, by: int
+    ) -> Report | None: ...
+
+
+class StorageContract(Protocol):
+    """The bundle of every store over one database: `bot.storage.Storage` (SQLite) and
+    `bot.storage.pg.storage.PgStorage`, as `open_storage(settings)` returns them.
+    Read-only properties, so each backend's own store classes satisfy them."""
+
+    @property
+    def posts(self) -> PostsContract: ...
+    @property
+    def answers(self) -> AnswersContract: ...
+    @property
+    def standings(self) -> StandingsContract: ...
+    @property
+    def test_runs(self) -> TestRunsContract: ...
+    @property
+    def guilds(self) -> GuildsContract: ...
+    @property
+    def meta(self) -> MetaContract: ...
+    @property
+    def daily(self) -> DailyContract: ...
+    @property
+    def cards(self) -> CardsContract: ...
+    @property
+    def progress(self) -> ProgressContract: ...
+    @property
+    def reminders(self) -> RemindersContract: ...
+    @property
+    def privacy(self) -> PrivacyContract: ...
+    @property
+    def reports(self) -> ReportsContract: ...
+
+    async def close(self) -> None: ...
+
+
 if TYPE_CHECKING:
+    from . import Storage
     from .answers import AnswerStore
     from .cards import CardStore
     from .daily import DailyStore
@@ -271,14 +355,18 @@ if TYPE_CHECKING:
     from .pg.db import PgDatabase
     from .pg.guilds import PgGuildSettingsStore, PgMetaStore
     from .pg.posts import PgPostStore
+    from .pg.privacy import PgPrivacyStore
     from .pg.reads import PgCardStore, PgProgressStore
     from .pg.reminders import PgReminderStore
+    from .pg.reports import PgReportStore
     from .pg.standings import PgStandings
+    from .pg.storage import PgStorage
     from .pg.test_runs import PgTestRunStore
     from .posts import PostStore
     from .privacy import PrivacyStore
     from .progress import ProgressStore
     from .reminders import ReminderStore
+    from .reports import ReportStore
     from .standings import Standings
     from .test_runs import TestRunStore
 
@@ -295,6 +383,7 @@ if TYPE_CHECKING:
         progress: ProgressContract = ProgressStore(db)
         reminders: RemindersContract = ReminderStore(db)
         privacy: PrivacyContract = PrivacyStore(db)
+        reports: ReportsContract = ReportStore(db)
         guilds = PgGuildSettingsStore(pg)
         meta = PgMetaStore(pg)
         posts = PgPostStore(pg)
@@ -303,7 +392,12 @@ if TYPE_CHECKING:
         progress = PgProgressStore(pg)
         reminders = PgReminderStore(pg)
         standings = PgStandings(pg)
+        privacy = PgPrivacyStore(pg)
+        reports = PgReportStore(pg)
         answers = PgAnswerStore(pg)
         daily = PgDailyStore(pg)
         del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
-        del reminders, privacy
+        del reminders, privacy, reports
+        bundle: StorageContract = Storage(db)
+        bundle = PgStorage(pg)
+        del bundle

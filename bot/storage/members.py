@@ -43,6 +43,7 @@ from typing import Any
 from . import cards, itemstats, reminders, reports
 
 __all__ = [
+    "EXPORT_NOTE",
     "GUILD_STEPS",
     "MEMBER_STEPS",
     "GuildStep",
@@ -343,15 +344,19 @@ def delete_guild(conn: sqlite3.Connection, guild_id: int) -> dict[str, int]:
     return {step.name: step.delete(conn, guild_id) for step in GUILD_STEPS}
 
 
+#: The export's note on the whole file (both backends write the same document).
+EXPORT_NOTE = (
+    "Everything tpquiz stores about you in this server. Times are Unix"
+    " milliseconds UTC. docs/privacy.md says why and for how long;"
+    " /tpquiz forget-me deletes it."
+)
+
+
 def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[str, Any]:
     """Everything stored about the member in the server, with a note of each field."""
     data: dict[str, Any] = {
         "_about": {
-            "_file": (
-                "Everything tpquiz stores about you in this server. Times are Unix"
-                " milliseconds UTC. docs/privacy.md says why and for how long;"
-                " /tpquiz forget-me deletes it."
-            ),
+            "_file": EXPORT_NOTE,
             **{step.name: step.about for step in MEMBER_STEPS},
         },
         "guild_id": guild_id,

@@ -11,8 +11,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from bot.quiz.reports import DAY_MS, Refusal, clean_body, report_refusal
+
+if TYPE_CHECKING:
+    from .db import Database
 
 _COLUMNS = (
     "id, guild_id, user_id, question_id, language, reason, body, created_at,"
@@ -192,3 +196,85 @@ def resolve_open(
         return None
     rows = conn.execute(f"SELECT {_COLUMNS} FROM reports WHERE id = ?", (report_id,)).fetchall()
     return _reports(rows)[0]
+
+
+class ReportStore:
+    """The async face of the functions above, one trip to the database thread each: the
+    report store of the storage contract (bot/storage/contract.py ReportsContract), whose
+    PostgreSQL twin is bot/storage/pg/reports.py."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def add(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_id: str,
+        language: str,
+        reason: str,
+        body: str | None,
+        now_ms: int,
+    ) -> Report | Refusal:
+        """File a report, or say why not; the limits are checked in its transaction."""
+        return await self.db.run_transaction(
+            lambda conn: add_report(
+                conn,
+                guild_id=guild_id,
+                user_id=user_id,
+                question_id=question_id,
+                language=language,
+                reason=reason,
+                body=body,
+                now_ms=now_ms,
+            )
+        )
+
+    async def find(
+        self,
+        guild_id: int | None = None,
+        *,
+        open_only: bool = False,
+        question_id: str | None = None,
+        limit: int = -1,
+        offset: int = 0,
+    ) -> list[Report]:
+        return await self.db.run_read(
+            lambda conn: list_reports(
+                conn,
+                guild_id,
+                open_only=open_only,
+                question_id=question_id,
+                limit=limit,
+                offset=offset,
+            )
+        )
+
+    async def count_open(self, guild_id: int | None = None) -> int:
+        return await self.db.run_read(lambda conn: count_open(conn, guild_id))
+
+    async def open_counts(self, guild_id: int | None = None) -> dict[str, int]:
+        return await self.db.run_read(lambda conn: open_counts(conn, guild_id))
+
+    async def resolve(
+        self,
+        report_id: int,
+        *,
+        now_ms: int,
+        note: str | None = None,
+        by: int | None = None,
+        guild_id: int | None = None,
+    ) -> Report | None:
+        return await self.db.run_transaction(
+            lambda conn: resolve(
+                conn, report_id, now_ms=now_ms, note=note, by=by, guild_id=guild_id
+            )
+        )
+
+    async def resolve_open(
+        self, report_id: int, *, guild_id: int, now_ms: int, by: int
+    ) -> Report | None:
+        return await self.db.run_transaction(
+            lambda conn: resolve_open(conn, report_id, guild_id=guild_id, now_ms=now_ms, by=by)
+        )

@@ -1,17 +1,12 @@
-"""Fixtures for the storage tests: one real PostgreSQL server per test session.
+"""Fixtures for the storage tests: `backend` runs a test once per storage backend.
 
-`pg_server` starts it (tests/pg_server.py) the first time a test asks, and stops it when
-the session ends. Without PostgreSQL binaries the tests that use it skip with the
-reason, except in CI (CI=true), where they fail: see `tests.pg_server.availability`.
-`pg_url` gives each test an empty database of its own on that server, dropped after.
-`backend` runs a test once per storage backend, with the stores both have so far.
+The PostgreSQL server itself (`pg_server`, `pg_url`) is in tests/conftest.py, so that
+the end-to-end and command tests can use it too.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +22,10 @@ from bot.storage.contract import (
     GuildsContract,
     MetaContract,
     PostsContract,
+    PrivacyContract,
     ProgressContract,
     RemindersContract,
+    ReportsContract,
     StandingsContract,
     TestRunsContract,
 )
@@ -40,58 +37,19 @@ from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
 from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.reads import PgCardStore, PgProgressStore
 from bot.storage.pg.reminders import PgReminderStore
+from bot.storage.pg.reports import PgReportStore
 from bot.storage.pg.standings import PgStandings
 from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.posts import PostStore
+from bot.storage.privacy import PrivacyStore
 from bot.storage.progress import ProgressStore
 from bot.storage.reminders import ReminderStore
+from bot.storage.reports import ReportStore
 from bot.storage.standings import Standings
 from bot.storage.test_runs import TestRunStore
-from tests.pg_server import PgServer, availability, find_bin_dir
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    bin_dir = find_bin_dir()
-    verdict = availability(bin_dir, os.environ)
-    if verdict.action == "fail":
-        pytest.fail(verdict.reason, pytrace=False)
-    if verdict.action == "skip":
-        pytest.skip(verdict.reason)
-    assert bin_dir is not None
-    server = PgServer(bin_dir)
-    try:
-        server.start()
-    except BaseException:
-        server.stop()
-        raise
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-async def pg_url(pg_server: PgServer) -> AsyncIterator[str]:
-    """The URL of a new, empty database on the session's server (dropped after the test)."""
-    import asyncpg
-
-    name = "t_" + secrets.token_hex(6)
-    admin = await asyncpg.connect(pg_server.url())
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-    finally:
-        await admin.close()
-    try:
-        yield pg_server.url(name)
-    finally:
-        admin = await asyncpg.connect(pg_server.url())
-        try:
-            await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        finally:
-            await admin.close()
 
 
 @dataclass
@@ -106,6 +64,8 @@ class Backend:
     reminders: RemindersContract
     progress: ProgressContract
     cards: CardsContract
+    privacy: PrivacyContract
+    reports: ReportsContract
     answers: AnswersContract
     daily: DailyContract
     standings: StandingsContract
@@ -167,6 +127,8 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
                 reminders=ReminderStore(db),
                 progress=ProgressStore(db),
                 cards=CardStore(db),
+                privacy=PrivacyStore(db),
+                reports=ReportStore(db),
                 answers=AnswerStore(db),
                 daily=DailyStore(db),
                 standings=Standings(db),
@@ -201,6 +163,8 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
             reminders=PgReminderStore(pg),
             progress=PgProgressStore(pg),
             cards=PgCardStore(pg),
+            privacy=PgPrivacyStore(pg),
+            reports=PgReportStore(pg),
             answers=PgAnswerStore(pg),
             daily=PgDailyStore(pg),
             standings=PgStandings(pg),

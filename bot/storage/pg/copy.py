@@ -1,8 +1,8 @@
 """Copy every row of a SQLite database into an empty PostgreSQL one (issue 15's move).
 
-The foundation of `tpquiz db copy --from sqlite:///... --to postgresql://...` (the
-command itself is not written yet), and what the storage tests use to run one data set
-on both backends. Why it can be this plain: the two schemas are the same table by table
+The foundation of `tpquiz db copy --from sqlite:///... --to postgresql://...`
+(bot/db_commands.py, which also uses the helpers at the end of this module), and what the
+storage tests use to run one data set on both backends. Why it can be this plain: the two schemas are the same table by table
 (tests/storage/test_pg_schema.py), so each table's rows go across as they are, ids
 included, with asyncpg's COPY.
 
@@ -106,3 +106,43 @@ async def copy_from_sqlite(source: Path, target: PgDatabase) -> dict[str, int]:
     finally:
         conn.close()
     return copied
+
+
+# What `tpquiz db copy` (bot/db_commands.py) needs around the copy: whether the target
+# is empty, emptying it for --force, and the servers whose leaderboards it compares.
+
+
+async def held_rows(db: PgDatabase) -> dict[str, int]:
+    """The tables of the target that hold rows, and how many (its version table aside)."""
+    held = {}
+    for row in await db.fetch(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1"
+    ):
+        table = str(row[0])
+        if table == VERSION_TABLE:
+            continue
+        found = await db.fetchrow(f"SELECT COUNT(*) FROM {_quoted(table)}")
+        if found is not None and found[0]:
+            held[table] = int(found[0])
+    return held
+
+
+async def empty_target(db: PgDatabase) -> None:
+    """Drop every table of this (tpquiz's own: `PgDatabase.open` refuses any other)
+    database in one transaction, then migrate it afresh: `db copy --force`."""
+    async with db.transaction() as conn:
+        for row in await conn.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        ):
+            await conn.execute(f"DROP TABLE IF EXISTS {_quoted(str(row[0]))} CASCADE")
+    await db.migrate()
+
+
+def source_guilds(source: Path) -> list[int]:
+    """The servers with members in the SQLite file (read-only), whose leaderboards a
+    copy is checked against."""
+    conn = sqlite3.connect(readonly_uri(source), uri=True)
+    try:
+        return [int(r[0]) for r in conn.execute("SELECT DISTINCT guild_id FROM members ORDER BY 1")]
+    finally:
+        conn.close()

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
@@ -96,6 +97,13 @@ class PgDatabase:
     def __init__(self, pool: asyncpg.Pool, url: DatabaseUrl) -> None:
         self.pool = pool
         self.url = url
+        #: As SQLite's `Database`: called with each committed write transaction's
+        #: duration (metrics), and the wall-clock time of the last one (the heartbeat).
+        self.on_commit: Callable[[float], None] | None = None
+        self.last_write_at: float | None = None
+        #: SQLite's lost-file fault has no PostgreSQL counterpart: a failing server shows
+        #: as WriteFailed on each write instead (the heartbeat's probe write logs it).
+        self.fault: str | None = None
 
     @classmethod
     async def open(
@@ -204,12 +212,17 @@ class PgDatabase:
         COMMITTED across processes; a multi-table read that needs one snapshot (an
         export) asks for 'repeatable_read' with `readonly`.
         """
+        started = time.perf_counter()
         try:
             async with (
                 self.pool.acquire() as conn,
                 conn.transaction(isolation=isolation, readonly=readonly),
             ):
                 yield conn
+            if not readonly:
+                self.last_write_at = time.time()
+                if self.on_commit is not None:
+                    self.on_commit(time.perf_counter() - started)
         except BaseException as exc:
             fault = _storage_fault(exc)
             if fault is None:

@@ -1,0 +1,131 @@
+"""`tpquiz run` with TPQUIZ_DATABASE_URL: the shard locks are claimed before anything else.
+
+A real `python -m bot run` process against the session's PostgreSQL, while the test holds
+the lock of shard 0 of 1 (what a running unsharded process holds, bot/shard_lock.py
+`shards_to_claim`): the second process must refuse in one line naming the holder and
+exit 2, having created nothing. The PostgreSQL answers and daily stores come from another
+branch (issue 15); until they land the process is given stand-ins through a
+sitecustomize module, since it refuses earlier (and says so) without them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from bot.config import DatabaseUrl
+from bot.storage.pg.db import PgDatabase, pg_migrations
+from bot.storage.pg.shard_locks import PgShardLocks, application_name
+from bot.storage.pg.storage import LATER_STORES
+from tests.test_cli import FAKE_TOKEN, ROOT, tpquiz
+
+STAND_INS = f"""
+import importlib.util, sys, types
+
+class StandIn:
+    def __init__(self, db):
+        self.db = db
+
+for module_name, class_name in {list(LATER_STORES.values())!r}:
+    if importlib.util.find_spec(module_name) is None:
+        module = types.ModuleType(module_name)
+        setattr(module, class_name, StandIn)
+        sys.modules[module_name] = module
+"""
+
+
+class _StandIn:
+    def __init__(self, db: PgDatabase) -> None:
+        self.db = db
+
+
+def _run(tmp_path: Path, url: str, **env: str):
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(STAND_INS, encoding="utf-8")
+    return tpquiz(
+        "run",
+        cwd=tmp_path,
+        DISCORD_TOKEN=FAKE_TOKEN,
+        TPQUIZ_DATABASE_URL=url,
+        TPQUIZ_DB=str(tmp_path / "data" / "quiz.sqlite3"),
+        PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]),
+        **env,
+    )
+
+
+async def test_a_second_process_on_the_same_shard_is_refused_in_one_line(
+    tmp_path: Path, pg_url: str
+) -> None:
+    running = PgShardLocks(DatabaseUrl(pg_url))
+    await running.claim((0,), 1, "the first process")
+    try:
+        result = _run(tmp_path, pg_url)
+    finally:
+        await running.release()
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[-1].startswith(f"tpquiz: shard 0 of 1 is already run by {application_name()}")
+    assert lines[-1].endswith(": stop that process, or give this one other TPQUIZ_SHARDS")
+    assert DatabaseUrl(pg_url).password not in result.stderr + result.stdout
+    # Refused before migrating: the database is still empty.
+    db = await PgDatabase.open(pg_url, migrate=False)
+    try:
+        assert await db.schema_version() == 0
+    finally:
+        await db.close()
+
+
+async def test_another_shard_count_is_refused_too(tmp_path: Path, pg_url: str) -> None:
+    running = PgShardLocks(DatabaseUrl(pg_url))
+    await running.claim((0, 1), 4, "the first process")
+    try:
+        result = _run(tmp_path, pg_url, TPQUIZ_SHARD_COUNT="2", TPQUIZ_SHARDS="1")
+    finally:
+        await running.release()
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert "runs with TPQUIZ_SHARD_COUNT=4, not 2" in last
+    assert last.endswith("every process sharing the database must use the same count")
+
+
+async def test_the_locks_are_held_while_serving_and_given_back_after(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_run_on_postgres` with `_serve` (Discord) replaced: shards 1 and 3 of 4 are
+    held while it serves, on a migrated database, and free again once it returns, also
+    when serving fails."""
+    from bot import cli
+    from bot.config import Settings
+    from bot.storage.pg.shard_locks import holders
+
+    for module_name, class_name in LATER_STORES.values():
+        if importlib.util.find_spec(module_name) is None:
+            module = types.ModuleType(module_name)
+            setattr(module, class_name, _StandIn)
+            monkeypatch.setitem(sys.modules, module_name, module)
+    url = DatabaseUrl(pg_url)
+    seen: list[tuple[list[int], int]] = []
+
+    async def serve(settings, token, bank, templates, storage) -> None:  # type: ignore[no-untyped-def]
+        shards, _ = await holders(url)
+        seen.append((sorted(shards), await storage.db.schema_version()))
+        await storage.close()
+        if len(seen) == 2:
+            raise RuntimeError("Discord went away")
+
+    monkeypatch.setattr(cli, "_serve", serve)
+    settings = Settings(database_url=url, shard_count=4, shard_ids=(1, 3))
+    await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+    assert await holders(url) == ({}, {})
+    with pytest.raises(RuntimeError):
+        await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+    assert await holders(url) == ({}, {})
+    newest = len(pg_migrations())
+    assert seen == [([1, 3], newest), ([1, 3], newest)]

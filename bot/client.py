@@ -12,6 +12,7 @@ looks another cog up to find it, so each extension also loads on its own.
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
 import logging
@@ -142,6 +143,12 @@ class TPQuizBot(commands.Bot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands_if_changed()
+        # Everything built so far (the bank, the templates, discord.py's and the stores'
+        # objects) lives as long as the process: move it out of the garbage collector's
+        # generations, so a full collection during a burst of clicks walks only what the
+        # clicks made (docs/performance.md §1: the p99 at 200 clicks/s).
+        gc.collect()
+        gc.freeze()
 
     async def edit_count(self, post_id: int) -> None:
         """Re-render a post with its current answer count (called by `count_edits`)."""

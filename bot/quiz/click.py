@@ -19,7 +19,7 @@ from typing import Literal
 
 from .memory import CardState, review
 from .schedule import next_daily_streak
-from .scoring import MemberScore, next_streak, points_for
+from .scoring import AnswerResult, MemberScore, next_streak, points_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,4 +169,34 @@ def decide_click(
         month=_add(before.month, points, correct),
         card=review(before.card, correct=correct, now_ms=now_ms),
         daily=None if before.daily is None else _daily_after(before.daily),
+    )
+
+
+def reply_of(
+    decision: ClickDecision, *, question_id: str, choice_index: int, rank: int
+) -> AnswerResult:
+    """What the member is told about a "recorded" or "duplicate" decision (`rank` after
+    it, read by storage); a duplicate describes the standing answer."""
+    assert decision.score is not None
+    if decision.outcome == "duplicate":
+        earlier = decision.earlier
+        assert earlier is not None
+        return AnswerResult(
+            question_id=question_id,
+            choice_index=earlier.choice_index,
+            correct=earlier.correct,
+            points_awarded=earlier.points,
+            duplicate=True,
+            score=decision.score,
+            rank=rank,
+        )
+    assert decision.outcome == "recorded" and decision.answer is not None
+    return AnswerResult(
+        question_id=question_id,
+        choice_index=choice_index,
+        correct=decision.answer.correct,
+        points_awarded=decision.answer.points,
+        duplicate=False,
+        score=decision.score,
+        rank=rank,
     )

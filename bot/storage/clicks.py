@@ -29,6 +29,7 @@ from bot.quiz.click import (
     Earlier,
     Totals,
     decide_click,
+    reply_of,
 )
 from bot.quiz.model import Question
 from bot.quiz.scoring import AnswerResult, MemberScore
@@ -61,38 +62,27 @@ def record_click(conn: sqlite3.Connection, click: Click) -> AnswerResult | None:
     Raises PostGone when the post no longer exists (nothing is written)."""
     buckets = period_buckets(click.now_ms)
     before = read_before(conn, click, buckets)
-    decision = decide_click(
+    decision = decide(click, before)
+    if decision.outcome == "closed":
+        return None
+    if decision.outcome == "recorded":
+        apply(conn, click, buckets, before, decision)
+    assert decision.score is not None
+    rank = _rank(conn, click.guild_id, decision.score)
+    return reply_of(
+        decision, question_id=click.question.id, choice_index=click.choice_index, rank=rank
+    )
+
+
+def decide(click: Click, before: ClickBefore) -> ClickDecision:
+    """`decide_click` for this click (both backends call it)."""
+    return decide_click(
         before,
         choice_index=click.choice_index,
         correct_index=click.question.correct_index,
         user_id=click.user_id,
         name=click.name,
         now_ms=click.now_ms,
-    )
-    if decision.outcome == "closed":
-        return None
-    if decision.outcome == "duplicate":
-        earlier, score = decision.earlier, decision.score
-        assert earlier is not None and score is not None
-        return AnswerResult(
-            question_id=click.question.id,
-            choice_index=earlier.choice_index,
-            correct=earlier.correct,
-            points_awarded=earlier.points,
-            duplicate=True,
-            score=score,
-            rank=_rank(conn, click.guild_id, score),
-        )
-    apply(conn, click, buckets, before, decision)
-    assert decision.answer is not None and decision.score is not None
-    return AnswerResult(
-        question_id=click.question.id,
-        choice_index=click.choice_index,
-        correct=decision.answer.correct,
-        points_awarded=decision.answer.points,
-        duplicate=False,
-        score=decision.score,
-        rank=_rank(conn, click.guild_id, decision.score),
     )
 
 

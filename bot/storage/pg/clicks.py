@@ -49,14 +49,14 @@ from bot.quiz.click import (
     DailyStreak,
     Earlier,
     Totals,
-    decide_click,
+    reply_of,
 )
 from bot.quiz.memory import CardState
 from bot.quiz.scoring import AnswerResult, MemberScore
 
 from ..cards import _COLUMNS as _CARD_COLUMNS
 from ..cards import card_of
-from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone
+from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone, decide
 from ..standings import period_buckets
 from .db import MIGRATION_LOCK, PgDatabase
 
@@ -125,38 +125,15 @@ async def _attempt(db: PgDatabase, click: Click) -> AnswerResult | None:
         else:
             await conn.execute(_LOCK_MEMBER, key)
         before = await read_before(conn, click, buckets)
-        decision = decide_click(
-            before,
-            choice_index=click.choice_index,
-            correct_index=click.question.correct_index,
-            user_id=click.user_id,
-            name=click.name,
-            now_ms=click.now_ms,
-        )
+        decision = decide(click, before)
         if decision.outcome == "closed":
             return None
-        if decision.outcome == "duplicate":
-            earlier, score = decision.earlier, decision.score
-            assert earlier is not None and score is not None
-            return AnswerResult(
-                question_id=click.question.id,
-                choice_index=earlier.choice_index,
-                correct=earlier.correct,
-                points_awarded=earlier.points,
-                duplicate=True,
-                score=score,
-                rank=await _rank(conn, click.guild_id, score),
-            )
-        await apply(conn, click, buckets, before, decision)
-        assert decision.answer is not None and decision.score is not None
-        return AnswerResult(
-            question_id=click.question.id,
-            choice_index=click.choice_index,
-            correct=decision.answer.correct,
-            points_awarded=decision.answer.points,
-            duplicate=False,
-            score=decision.score,
-            rank=await _rank(conn, click.guild_id, decision.score),
+        if decision.outcome == "recorded":
+            await apply(conn, click, buckets, before, decision)
+        assert decision.score is not None
+        rank = await _rank(conn, click.guild_id, decision.score)
+        return reply_of(
+            decision, question_id=click.question.id, choice_index=click.choice_index, rank=rank
         )
 
 

@@ -29,6 +29,7 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import prometheus_client
 from aiohttp import web
@@ -115,7 +116,18 @@ class Metrics:
             self.answers_recorded.labels(outcome=outcome)
         for result in ("sent", "failed"):
             self.daily_posts.labels(result=result)
+        #: Each metric's labelled child by label value: `labels()` takes a lock and builds
+        #: a key on every call, and the answer path calls two of them for every click.
+        self._children: dict[tuple[int, str], Any] = {}
         self._add_process_metrics()
+
+    def _labelled(self, metric: Counter | Histogram, value: str) -> Any:
+        """`metric.labels(value)`, kept after the first call (the metric has one label)."""
+        key = (id(metric), value)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(value)
+        return child
 
     def _add_process_metrics(self) -> None:
         """process_* (memory, CPU, open files, start time), python_info and python_gc_*."""
@@ -136,10 +148,10 @@ class Metrics:
 
     def answer_recorded(self, *, correct: bool, duplicate: bool = False) -> None:
         outcome = "duplicate" if duplicate else ("correct" if correct else "wrong")
-        self.answers_recorded.labels(outcome=outcome).inc()
+        self._labelled(self.answers_recorded, outcome).inc()
 
     def observe_interaction(self, seconds: float, *, kind: str = "answer") -> None:
-        self.interaction_latency.labels(kind=kind).observe(max(0.0, seconds))
+        self._labelled(self.interaction_latency, kind).observe(max(0.0, seconds))
 
     def daily_post(self, *, sent: bool) -> None:
         self.daily_posts.labels(result="sent" if sent else "failed").inc()

@@ -52,14 +52,38 @@ async def within_deadline(
     update: bool = False,
     defer_after: float = DEFER_AFTER,
 ) -> T:
-    task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=defer_after)
-    if not done and not interaction.response.is_done():
+    """`await work`, deferring the interaction if it is not done after `defer_after` s.
+
+    Why a timer and not a task plus `asyncio.wait`: every click comes through here, and
+    the work is nearly always done in milliseconds; a timer handle is the cheapest way to
+    be told of the rare slow one (a task and a wait cost about 25 µs a click, measured in
+    bench.answer_path's profile). The defer, when it fires, is its own task; it is awaited
+    before returning, so the reply that follows sees the interaction as deferred.
+    """
+    loop = asyncio.get_running_loop()
+    deferring: list[asyncio.Task[Any]] = []
+
+    def defer() -> None:
+        if interaction.response.is_done():
+            return
         if update:
-            await interaction.response.defer()
+            deferring.append(loop.create_task(interaction.response.defer()))
         else:
-            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-    return await task
+            deferring.append(
+                loop.create_task(interaction.response.defer(ephemeral=ephemeral, thinking=True))
+            )
+
+    timer = loop.call_later(defer_after, defer)
+    try:
+        return await work
+    finally:
+        timer.cancel()
+        if deferring:
+            # The reply must not race the defer; a failed defer is the reply's problem
+            # (it then answers as a first response, or reports the error).
+            for failed in await asyncio.gather(*deferring, return_exceptions=True):
+                if isinstance(failed, BaseException):
+                    log.warning("could not defer interaction %s: %r", interaction.id, failed)
 
 
 async def reply(interaction: discord.Interaction[Any], **kwargs: Any) -> int | None:

@@ -30,7 +30,7 @@ other load to settle, and marks a load disturbed when other processes used CPU d
     .venv/bin/python -m bench.answer_path --quick    # a smoke run (1-2 minutes)
     .venv/bin/python -m bench.answer_path --daily    # clicks on daily question posts
     .venv/bin/python -m bench.answer_path --also-tree ../other --also-label after
-    .venv/bin/python -m bench.answer_path --uvloop   # every bot on uvloop (tpquiz[fast])
+    .venv/bin/python -m bench.answer_path --uvloop   # every bot on uvloop (pip install uvloop)
     .venv/bin/python -m bench.answer_path --loops asyncio uvloop  # both, same rounds
     .venv/bin/python -m bench.answer_path --profile  # also py-spy each bot at c=32
 """
@@ -118,10 +118,10 @@ def bot_specs(args: argparse.Namespace) -> list[BotSpec]:
 
 
 def check_uvloop(python: Path | str) -> None:
-    """--uvloop needs uvloop in the venv of every bot (`pip install -e '.[fast]'`)."""
+    """--uvloop needs uvloop in the venv of every bot (`pip install uvloop`: not in tpquiz[fast])."""
     found = subprocess.run([str(python), "-c", "import uvloop"], capture_output=True).returncode
     if found != 0:
-        raise SystemExit(f"--uvloop: {python} cannot import uvloop (pip install -e '.[fast]')")
+        raise SystemExit(f"--uvloop: {python} cannot import uvloop (pip install uvloop)")
 
 
 def no_uvloop_dir(workdir: Path) -> Path:

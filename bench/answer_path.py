@@ -33,6 +33,13 @@ other load to settle, and marks a load disturbed when other processes used CPU d
     .venv/bin/python -m bench.answer_path --uvloop   # every bot on uvloop (pip install uvloop)
     .venv/bin/python -m bench.answer_path --loops asyncio uvloop  # both, same rounds
     .venv/bin/python -m bench.answer_path --profile  # also py-spy each bot at c=32
+    .venv/bin/python -m bench.answer_path --backends sqlite postgresql --bots tpquiz baseline
+
+With `--backends sqlite postgresql` this checkout's tpquiz runs once on its SQLite file
+and once (`tpquiz+pg`) on a throwaway local PostgreSQL server started for the run
+(tests/pg_server.py: fsync off, as SQLite's WAL with synchronous=NORMAL does not sync a
+commit either), in the same rounds. The server's processes are the bot's database, not
+other load: their CPU is reported per click as "database server CPU ms/click".
 """
 
 from __future__ import annotations
@@ -46,10 +53,11 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.answer_bots import BotSpec, bot_specs, no_uvloop_dir
+from bench.answer_pg import PgServer, pg_answers, pg_database, pg_pids, start_pg_server
 from bench.answer_report import (
     THROUGHPUT_CONCURRENCY,
     median_runs,
@@ -57,7 +65,7 @@ from bench.answer_report import (
     rounds_disturbed,
     verdict,
 )
-from bench.botproc import ROOT, BotProcess, bot_env
+from bench.botproc import BotProcess, bot_env
 from bench.common import (
     OUT_DIR,
     cpu_delta,
@@ -74,77 +82,30 @@ BOTS = ("tpquiz", "baseline", "baseline-embed")
 EXIT_WAIT = 30.0
 
 
-@dataclass(frozen=True)
-class BotSpec:
-    """How to start one bot of the comparison."""
-
-    name: str
-    argv: list[str] | None  # None: `python -m bot run` of this checkout
-    root: Path
-    extra: dict[str, str]
-    #: "asyncio" or "uvloop".
-    loop: str
-    #: The tpquiz database of this bot (None for the bare bots).
-    db_name: str | None
-
-
-def bot_specs(args: argparse.Namespace) -> list[BotSpec]:
-    """The bots of the run, in the order they run each round; every bot once per event
-    loop of `--loops` (on uvloop its name ends in "+uvloop")."""
-    specs: list[BotSpec] = []
-    quiet = {"TPQUIZ_LOG_LEVEL": "WARNING"}
-    trees: list[tuple[str, Path, list[str] | None]] = [("tpquiz", ROOT, None)]
-    if args.also_tree is not None:
-        tree = args.also_tree.resolve()
-        python = tree / ".venv" / "bin" / "python"
-        if not python.exists():
-            raise SystemExit(f"--also-tree: {python} does not exist (run `make setup` there)")
-        trees.append((f"tpquiz@{args.also_label}", tree, [str(python), "-m", "bot", "run"]))
-    for loop in args.loops:
-        suffix = "+uvloop" if loop == "uvloop" else ""
-        for bot in args.bots:
-            if bot == "tpquiz":
-                for name, root, argv in trees:
-                    if loop == "uvloop":
-                        check_uvloop(argv[0] if argv else sys.executable)
-                    specs.append(BotSpec(name + suffix, argv, root, quiet, loop, name + suffix))
-            else:
-                extra = {"BASELINE_REPLY": "embed"} if bot == "baseline-embed" else {}
-                if loop == "uvloop":
-                    extra["BASELINE_UVLOOP"] = "1"
-                argv = [sys.executable, "-m", "bench.baseline_bot"]
-                specs.append(BotSpec(bot + suffix, argv, ROOT, extra, loop, None))
-    return specs
-
-
-def check_uvloop(python: Path | str) -> None:
-    """--uvloop needs uvloop in the venv of every bot (`pip install uvloop`: not in tpquiz[fast])."""
-    found = subprocess.run([str(python), "-c", "import uvloop"], capture_output=True).returncode
-    if found != 0:
-        raise SystemExit(f"--uvloop: {python} cannot import uvloop (pip install uvloop)")
-
-
-def no_uvloop_dir(workdir: Path) -> Path:
-    """A directory whose `uvloop` cannot be imported: first on a tpquiz's PYTHONPATH, it
-    keeps `tpquiz run` on asyncio's loop in a venv that has uvloop (runs without --uvloop)."""
-    shim = workdir / "no-uvloop"
-    shim.mkdir(exist_ok=True)
-    (shim / "uvloop.py").write_text('raise ImportError("uvloop turned off by bench.answer_path")\n')
-    return shim
-
-
 async def measure(
-    lb: LoopbackProcess, bot: BotProcess, spy_to: Path | None, gil: bool, **load: Any
+    lb: LoopbackProcess,
+    bot: BotProcess,
+    spy_to: Path | None,
+    gil: bool,
+    db_server: PgServer | None = None,
+    **load: Any,
 ) -> dict[str, Any]:
     """One load against a running bot, with the bot's CPU per thread over the load and
-    the CPU other processes used meanwhile."""
+    the CPU other processes used meanwhile (a PostgreSQL server the bot uses is not
+    other load: its CPU is the bot's database's)."""
     spy = start_profile(bot.pid, spy_to, gil=gil) if spy_to is not None else None
     pids = [lb.pid, bot.pid] + ([spy.pid] if spy is not None else [])
-    others = OtherLoad(lambda: cpu_of(pids)).start()
+
+    def server_cpu() -> float:
+        return sum(proc_cpu_seconds(p) for p in pg_pids(db_server)) if db_server else 0.0
+
+    others = OtherLoad(lambda: cpu_of(pids) + server_cpu()).start()
     cpu, threads = proc_cpu_seconds(bot.pid), thread_cpu_seconds(bot.pid)
+    server_before = server_cpu()
     run = await lb.call("load", watch_pid=bot.pid, **load)
     run["bot_cpu_s"] = proc_cpu_seconds(bot.pid) - cpu
     run["bot_thread_cpu_s"] = cpu_delta(threads, thread_cpu_seconds(bot.pid))
+    run["db_server_cpu_s"] = server_cpu() - server_before
     run["other_cores"] = others.cores()
     run["disturbed"] = run["other_cores"] > DISTURBED_CORES
     if spy is not None:
@@ -160,6 +121,7 @@ async def run_bot_load(
     message_ids: list[int],
     args: argparse.Namespace,
     round_no: int,
+    db_server: PgServer | None = None,
 ) -> dict[str, Any]:
     """Warm up, then the closed-loop runs and the open-loop run against one bot."""
     results: dict[str, Any] = {}
@@ -178,6 +140,7 @@ async def run_bot_load(
             bot,
             spy_to,
             args.profile_gil,
+            db_server,
             mode="closed",
             message_ids=message_ids,
             clicks=clicks,
@@ -192,6 +155,7 @@ async def run_bot_load(
             bot,
             None,
             False,
+            db_server,
             mode="open",
             message_ids=message_ids,
             rate=rate,
@@ -257,6 +221,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     answered: dict[str, int] = {s.name: 0 for s in specs}
     with tempfile.TemporaryDirectory(prefix="tpquiz-bench-") as tmp:
         workdir = Path(tmp)
+        server = start_pg_server() if any(s.backend == "postgresql" for s in specs) else None
         lb = await LoopbackProcess(workdir / "loopback.log").start()
         try:
             servers = (await lb.call("setup", guilds=args.posts))["guilds"]
@@ -285,6 +250,9 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                         db_path=db,
                         **spec.extra,
                     )
+                    if spec.backend == "postgresql":
+                        assert server is not None and spec.db_name is not None
+                        env["TPQUIZ_DATABASE_URL"] = await pg_database(server, spec.db_name)
                     env["PYTHONPATH"] = str(spec.root)  # this checkout or --also-tree's
                     if spec.db_name is not None and spec.loop != "uvloop":
                         env["PYTHONPATH"] = f"{no_uvloop_dir(workdir)}:{spec.root}"
@@ -296,7 +264,10 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                         key = spec.db_name or "bare"
                         if key not in posts:
                             posts[key] = await make_posts(lb, spec, args, servers)
-                        result = await run_bot_load(spec.name, lb, bot, posts[key], args, round_no)
+                        on_pg = server if spec.backend == "postgresql" else None
+                        result = await run_bot_load(
+                            spec.name, lb, bot, posts[key], args, round_no, on_pg
+                        )
                         try:  # a bot still sending deferred replies may take a while
                             result["exit_status"] = await bot.terminate(EXIT_WAIT)
                         except TimeoutError:
@@ -311,12 +282,19 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                             shutil.copy(bot.log_path, OUT_DIR / f"answer_path.{log_name}")
             figures["answers"] = {}
             for spec in specs:
-                if spec.db_name is not None:
+                if spec.db_name is None:
+                    continue
+                if spec.backend == "postgresql":
+                    assert server is not None
+                    in_db = await pg_answers(server, spec.db_name)
+                else:
                     with sqlite3.connect(workdir / f"{spec.db_name}.sqlite3") as conn:
                         in_db = conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-                    figures["answers"][spec.name] = [in_db, answered[spec.name]]
+                figures["answers"][spec.name] = [in_db, answered[spec.name]]
         finally:
             await lb.close()
+            if server is not None:
+                server.stop()
     return figures
 
 
@@ -367,6 +345,13 @@ def main(argv: list[str] | None = None) -> int:
         help="run every bot on each of these event loops, in the same rounds",
     )
     parser.add_argument("--uvloop", action="store_true", help="short for --loops uvloop")
+    parser.add_argument(
+        "--backends",
+        nargs="+",
+        choices=("sqlite", "postgresql"),
+        default=["sqlite"],
+        help="run this checkout's tpquiz on each (postgresql: a local throwaway server)",
+    )
     parser.add_argument("--profile", action="store_true", help="py-spy each bot at c=32")
     parser.add_argument("--profile-gil", action="store_true", help="only samples holding the GIL")
     parser.add_argument(

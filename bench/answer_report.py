@@ -90,6 +90,7 @@ def median_runs(runs: list[dict[str, Any]]) -> dict[str, Any]:
             ),
             "generator_late_ms": med(lambda r: r["sender_lag_max_ms"]),
             "loopback_ms_per_click": med(lambda r: per_click_ms(r, r["loopback_cpu_s"])),
+            "db_server_ms_per_click": med(lambda r: per_click_ms(r, r.get("db_server_cpu_s", 0.0))),
             "sent": sum(r["sent"] for r in every),
             "lost": sum(r["lost"] for r in every),
             "deferred": sum(r["callback_types"].get("5", 0) for r in every),
@@ -114,8 +115,13 @@ _FIGURES: list[tuple[str, Callable[[dict[str, Any]], float], bool]] = [
     ("CPU ms/click", lambda r: r["cpu_ms_per_click"], True),
     ("main thread ms/click", lambda r: r["main_thread_ms_per_click"], True),
     ("loopback CPU ms/click", lambda r: r["loopback_ms_per_click"], False),
+    # PostgreSQL's server processes (`--backends postgresql`); 0 for SQLite and bare bots.
+    ("database server CPU ms/click", lambda r: r.get("db_server_ms_per_click", 0.0), False),
     ("other load, cores", lambda r: r["other_cores"], False),
 ]
+
+#: Rows left out when every bot's figure is 0 (a run without PostgreSQL).
+_ONLY_IF_ANY = {"database server CPU ms/click"}
 
 
 def report(med: dict[str, Any], order: Sequence[str]) -> str:
@@ -129,6 +135,8 @@ def report(med: dict[str, Any], order: Sequence[str]) -> str:
     for load in load_names(med):
         for label, get, ratio in _FIGURES:
             values = [get(med[n][load]) for n in names]
+            if label in _ONLY_IF_ANY and not any(values):
+                continue
             row: list[object] = [load, label, *values]
             if ratio:
                 row += [get(med[n][load]) / get(med[baseline_of(n)][load]) for n in ratio_cols]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench.answer_report import median_runs, rounds_disturbed, verdict
+from bench.answer_report import baseline_of, median_runs, report, rounds_disturbed, verdict
 from bench.fast_loopback import FrameTemplate, check_value, sentinel, slot_format
 from bench.quiet import machine_busy_seconds, other_cores
 
@@ -142,3 +142,24 @@ def test_a_tpquiz_on_uvloop_is_compared_with_the_bare_bot_on_uvloop() -> None:
     lines = verdict(med)
     assert "tpquiz+uvloop: throughput at 32 in flight 0.90x the bare bot (goal >= 0.8) OK" in lines
     assert sum("saturated" in line for line in lines) == 2
+
+
+def test_the_database_server_row_shows_only_for_a_bot_on_postgresql() -> None:
+    sqlite_only = {
+        "tpquiz": median_runs([_round(1500, 10.0, 0.12, 0.97)]),
+        "baseline": median_runs([_round(2000, 6.0, 0.10, 0.98)]),
+    }
+    assert "database server CPU" not in report(sqlite_only, ["tpquiz", "baseline"])
+    on_pg = dict(sqlite_only, **{"tpquiz+pg": median_runs([_round(500, 9.0, 0.3, 0.9)])})
+    on_pg["tpquiz+pg"]["closed_c32"]["db_server_ms_per_click"] = 1.25
+    rows = [
+        line
+        for line in report(on_pg, ["tpquiz", "tpquiz+pg", "baseline"]).splitlines()
+        if "closed_c32" in line and "database server CPU" in line
+    ]
+    assert len(rows) == 1 and "1.25" in rows[0]
+
+
+def test_a_bot_on_postgresql_is_compared_with_the_bare_bot() -> None:
+    assert baseline_of("tpquiz+pg") == "baseline"
+    assert baseline_of("tpquiz+pg+uvloop") == "baseline+uvloop"

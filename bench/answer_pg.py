@@ -1,0 +1,66 @@
+"""PostgreSQL for `bench.answer_path --backends postgresql`: a throwaway local server, one
+database per bot, and the server's processes (their CPU is the bot's database's, not other
+load on the machine)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import asyncpg
+
+from tests.pg_server import PgServer, find_bin_dir
+
+__all__ = ["PgServer", "pg_answers", "pg_database", "pg_pids", "start_pg_server"]
+
+
+def pg_pids(server: PgServer) -> list[int]:
+    """The PostgreSQL server's processes: the postmaster and its children (a backend per
+    connection, the writer, the WAL writer...), from /proc."""
+    try:
+        postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return []
+    found = [postmaster]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended
+        if int(fields[1]) == postmaster:  # the field after the state is the parent's pid
+            found.append(int(stat.parent.name))
+    return found
+
+
+def start_pg_server() -> PgServer:
+    """A throwaway PostgreSQL server for `--backends postgresql`."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        raise SystemExit("--backends postgresql: no PostgreSQL (initdb, pg_ctl) found")
+    server = PgServer(bin_dir)
+    server.start()
+    return server
+
+
+def pg_database_name(name: str) -> str:
+    return "bench_" + "".join(c if c.isalnum() else "_" for c in name)
+
+
+async def pg_database(server: PgServer, name: str) -> str:
+    """The URL of this bot's database on the server, created on first use (the bot
+    applies the migrations itself when it starts)."""
+    database = pg_database_name(name)
+    conn = await asyncpg.connect(server.url())
+    try:
+        if not await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", database):
+            await conn.execute(f'CREATE DATABASE "{database}"')
+    finally:
+        await conn.close()
+    return server.url(database)
+
+
+async def pg_answers(server: PgServer, name: str) -> int:
+    conn = await asyncpg.connect(server.url(pg_database_name(name)))
+    try:
+        return int(await conn.fetchval("SELECT COUNT(*) FROM answers"))
+    finally:
+        await conn.close()

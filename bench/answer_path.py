@@ -176,7 +176,13 @@ def summary_line(run: dict[str, Any]) -> str:
         f" p99 {lat['p99']:.1f} ms, lost {run['lost']}, callbacks {run['callback_types']};"
         f" CPU/click: bot main {1000 * threads['main'] / n:.2f} ms,"
         f" bot other threads {1000 * threads['other_threads'] / n:.2f} ms,"
-        f" loopback {1000 * run['loopback_cpu_s'] / n:.2f} ms;"
+        f" loopback {1000 * run['loopback_cpu_s'] / n:.2f} ms"
+        + (
+            f", database server {1000 * run['db_server_cpu_s'] / n:.2f} ms"
+            if run.get("db_server_cpu_s")
+            else ""
+        )
+        + ";"
         f" other load {run['other_cores']:.2f} cores{' DISTURBED' if run['disturbed'] else ''}"
     )
 

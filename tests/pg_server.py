@@ -114,6 +114,8 @@ class PgServer:
     """One running test cluster; `start()` then `stop()` (the fixture does both)."""
 
     bin_dir: Path
+    #: Settings over `SETTINGS` (a bench wants autovacuum on and more shared buffers).
+    settings: dict[str, str] = field(default_factory=dict)
     root: Path = field(init=False)
     port: int = field(init=False, default=0)
     password: str = field(init=False, repr=False, default_factory=lambda: secrets.token_hex(8))
@@ -201,7 +203,7 @@ class PgServer:
         # A port taken between free_port() and the bind makes the start fail: try again.
         for attempt in range(3):
             self.port = free_port()
-            options = " ".join(f"-c {k}={v}" for k, v in SETTINGS.items())
+            options = " ".join(f"-c {k}={v}" for k, v in {**SETTINGS, **self.settings}.items())
             options += f" -p {self.port} -k {self.socket_dir}"
             result = self._run(
                 str(self.bin_dir / "pg_ctl"),

@@ -6,7 +6,9 @@ against the loopback Discord serving two shards (each guild's events go to the s
 of its shard, `(guild_id >> 22) % 2`). What must hold: a click is answered by the process
 owning its guild's shard; twenty concurrent clicks by one member make one answer; a
 process SIGKILLed mid-burst and started again leaves every acknowledged click recorded
-once; a third process asking for a shard already held refuses to start, in one line.
+once; a third process asking for a shard already held refuses to start, in one line;
+and with daily posts on in a server of each shard and both processes ticking at once,
+each server gets its daily question once, posted by the process owning its shard.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ import pytest
 
 from bench.botproc import BotProcess, bot_env, bot_token
 from bot.shards import shard_of
+from bot.storage.pg.storage import PgStorage
 from tests.drills.conftest import START_TIMEOUT
 from tests.loopback.fixtures import loopback  # noqa: F401  (fixture)
-from tests.loopback.server import CALLBACK_ROUTE, LoopbackDiscord
+from tests.loopback.server import CALLBACK_ROUTE, CHANNEL_MESSAGES_ROUTE, LoopbackDiscord
 
 GUILD_0 = 1_500_000_000_000_000_001
 GUILD_1 = (((GUILD_0 >> 22) + 1) << 22) | 1
@@ -175,3 +178,54 @@ async def test_two_processes_one_shard_each_share_one_postgresql(pair: Pair) -> 
     retry = pair.click(posts[GUILD_0], MEMBERS + 5000)
     reply = await pair.loopback.interact(retry, timeout=10)
     assert reply.body["type"] == 4
+
+
+def daily_posts(pair: Pair) -> dict[int, int]:
+    """Channel id -> daily questions the loopback received there (sent and accepted)."""
+    found: dict[int, int] = {}
+    for r in pair.loopback.find("POST", CHANNEL_MESSAGES_ROUTE):
+        if r.status == 200:
+            channel = int(r.params["channel_id"])
+            found[channel] = found.get(channel, 0) + 1
+    return found
+
+
+async def test_both_processes_ticking_post_each_servers_daily_question_once(pair: Pair) -> None:
+    # Daily posts on in a server of each shard, due since midnight UTC today (the
+    # schedule was set long before), written before either process starts.
+    storage = await PgStorage.open(pair.url)
+    try:
+        for guild in (GUILD_0, GUILD_1):
+            await storage.daily.set_schedule(
+                guild, channel_id=guild + 1, post_time="00:00", timezone="UTC", now_ms=0
+            )
+    finally:
+        await storage.close()
+
+    # Both start at once: each runs its catch-up tick as soon as it is ready, so the two
+    # ticks overlap, and both find their due servers in the one database.
+    bots = await asyncio.gather(pair.start(0, identifies=1), pair.start(1, identifies=2))
+    for guild in (GUILD_0, GUILD_1):
+        await pair.loopback.wait_for(
+            lambda r, channel=guild + 1: (
+                r.method == "POST"
+                and r.route == CHANNEL_MESSAGES_ROUTE
+                and int(r.params["channel_id"]) == channel
+            ),
+            timeout=START_TIMEOUT,
+        )
+    rows = await pair.rows(
+        "SELECT guild_id, COUNT(*) FROM posts WHERE kind = 'daily' GROUP BY guild_id"
+    )
+    assert sorted(rows) == sorted([(GUILD_0, 1), (GUILD_1, 1)])
+
+    assert daily_posts(pair) == {GUILD_0 + 1: 1, GUILD_1 + 1: 1}
+
+    # Each process saw exactly its own shard's server as due and posted it.
+    for shard, bot in enumerate(bots):
+        lines = bot.log_text().splitlines()
+        ticks = [line for line in lines if "daily tick:" in line]
+        assert len(ticks) == 1 and "1 due, 1 posted, 0 failed" in ticks[0], bot.log_text()
+        posted = [line for line in lines if "posted in guild" in line]
+        owned = GUILD_0 if shard == 0 else GUILD_1
+        assert len(posted) == 1 and f"posted in guild {owned} " in posted[0], bot.log_text()

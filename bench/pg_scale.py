@@ -47,6 +47,8 @@ from bench.storage_scale import (
     Generated,
     create_base_schema,
     generate,
+    parse_scale_arguments,
+    scale_arguments,
     timed,
 )
 from bot.quiz.loader import load_bank
@@ -341,18 +343,8 @@ def report(figures: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="tpquiz on PostgreSQL at a million answers")
-    parser.add_argument("--guilds", type=int, default=1_000)
-    parser.add_argument("--members", type=int, default=100_000)
-    parser.add_argument("--answers", type=int, default=1_000_000)
-    parser.add_argument("--samples", type=int, default=400, help="callers per query kind")
-    parser.add_argument("--record", type=int, default=3_000, help="answers to record")
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="a tenth of the size")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.guilds, args.members, args.answers = 100, 10_000, 100_000
-        args.samples, args.record = 100, 500
+    parser = scale_arguments("tpquiz on PostgreSQL at a million answers")
+    args = parse_scale_arguments(parser, argv)
     figures = asyncio.run(bench(args))
     g = figures["generated"]
     print()

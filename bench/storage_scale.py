@@ -653,20 +653,37 @@ def report(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="tpquiz storage at a million answers")
+def scale_arguments(description: str) -> argparse.ArgumentParser:
+    """The size of the generated database and of the timed samples: the same for this
+    bench and bench/pg_scale.py, which builds the same database to copy to PostgreSQL."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--guilds", type=int, default=1_000)
     parser.add_argument("--members", type=int, default=100_000)
     parser.add_argument("--answers", type=int, default=1_000_000)
     parser.add_argument("--samples", type=int, default=400, help="callers per query kind")
     parser.add_argument("--record", type=int, default=3_000, help="answers to record")
-    parser.add_argument("--report-runs", type=int, default=5, help="runs of questions report")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="a tenth of the size")
+    return parser
+
+
+def parse_scale_arguments(
+    parser: argparse.ArgumentParser, argv: list[str] | None
+) -> argparse.Namespace:
+    """Parse; `--quick` is a tenth of the size."""
     args = parser.parse_args(argv)
     if args.quick:
         args.guilds, args.members, args.answers = 100, 10_000, 100_000
-        args.samples, args.record, args.report_runs = 100, 500, 3
+        args.samples, args.record = 100, 500
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = scale_arguments("tpquiz storage at a million answers")
+    parser.add_argument("--report-runs", type=int, default=5, help="runs of questions report")
+    args = parse_scale_arguments(parser, argv)
+    if args.quick:
+        args.report_runs = 3
     figures = asyncio.run(bench(args))
     g = figures["generated"]
     print()

@@ -248,15 +248,6 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-def postgres_not_ready(url: DatabaseUrl) -> str:
-    """Why `tpquiz run` refuses TPQUIZ_DATABASE_URL for now (issue 15 is in progress)."""
-    return (
-        f"PostgreSQL storage is not complete yet: TPQUIZ_DATABASE_URL is set ({url.redacted}), "
-        "but the bot's stores run on SQLite only so far; unset TPQUIZ_DATABASE_URL to run "
-        "on the SQLite file named by TPQUIZ_DB"
-    )
-
-
 @dataclass(frozen=True)
 class Settings:
     token: str | None = field(default=None, repr=False)
@@ -279,7 +270,7 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     #: Days a server's data is kept after it removed the bot (docs/privacy.md).
     guild_retention_days: int = 30
-    #: TPQUIZ_DATABASE_URL: PostgreSQL instead of the SQLite file (issue 15, in progress).
+    #: TPQUIZ_DATABASE_URL: PostgreSQL instead of the SQLite file (issue 15).
     database_url: DatabaseUrl | None = None
     #: Discord shards across all processes (TPQUIZ_SHARD_COUNT); None: one unsharded
     #: connection, as before sharding existed (docs/operations.md "Scaling out").

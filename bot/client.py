@@ -256,21 +256,43 @@ class TPQuizBot(commands.Bot):
         await super().close()
 
     async def finish_interactions(self, timeout: float) -> None:  # noqa: ASYNC109
-        """Wait for discord.py's tasks that run interaction handlers (named as below)."""
-        current = asyncio.current_task()
-        running = [
-            task
-            for task in asyncio.all_tasks()
-            if task is not current
-            and task.get_name().startswith(_INTERACTION_TASKS)
-            and not task.get_name().startswith("discord-ui-view-timeout-")
-        ]
-        if not running:
-            return
-        log.info("finishing %d interaction(s) in flight before closing", len(running))
-        _, late = await asyncio.wait(running, timeout=timeout)
-        if late:
-            log.warning("%d interaction(s) still running after %.0f s; closing", len(late), timeout)
+        await finish_interaction_tasks(timeout)
+
+
+async def finish_interaction_tasks(timeout: float) -> int:  # noqa: ASYNC109
+    """Wait up to `timeout` s for discord.py's tasks that run interaction handlers (named
+    as `_INTERACTION_TASKS` says); cancel those still running then, and return how many.
+
+    Why cancel: the HTTP session closes next, and a handler that replies after that dies
+    with "Session is closed" and a traceback, one per click (seen under overload, when
+    hundreds of clicks wait for the database). A cancelled handler sends nothing; its
+    answer, if already handed to the group commit, is still written (submit does not
+    cancel the work), and the member, never told a result, can click again after the
+    restart. One warning says how many were cut short.
+    """
+    current = asyncio.current_task()
+    running = [
+        task
+        for task in asyncio.all_tasks()
+        if task is not current
+        and task.get_name().startswith(_INTERACTION_TASKS)
+        and not task.get_name().startswith("discord-ui-view-timeout-")
+    ]
+    if not running:
+        return 0
+    log.info("finishing %d interaction(s) in flight before closing", len(running))
+    _, late = await asyncio.wait(running, timeout=timeout)
+    if not late:
+        return 0
+    log.warning(
+        "%d interaction(s) still running after %.0f s; cancelled, their members get no reply",
+        len(late),
+        timeout,
+    )
+    for task in late:
+        task.cancel()
+    await asyncio.gather(*late, return_exceptions=True)
+    return len(late)
 
 
 class ShardedTPQuizBot(TPQuizBot, commands.AutoShardedBot):

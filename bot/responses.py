@@ -137,8 +137,8 @@ async def report_error(interaction: discord.Interaction[Any], exc: BaseException
         text = t("internal_error", lang)
     try:
         await reply(interaction, content=text, ephemeral=True)
-    except discord.HTTPException:
-        log.warning("could not report an error for interaction %s", interaction.id, exc_info=True)
+    except discord.HTTPException as exc:
+        log.warning("could not report an error for interaction %s: %s", interaction.id, exc)
 
 
 async def report_command_error(

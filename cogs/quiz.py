@@ -194,8 +194,8 @@ async def answer_test(
             last_correct=step.result.correct,
         )
         await update(interaction, embed=embed, view=test_view(run_id, nxt, order))
-    except discord.HTTPException:
-        log.warning("could not show the next test step of run %s", run_id, exc_info=True)
+    except discord.HTTPException as exc:
+        log.warning("could not show the next test step of run %s: %s", run_id, exc)
 
 
 async def show_leaderboard(

@@ -123,6 +123,7 @@ async def answer_post(interaction: Interaction, post_id: int, choice_index: int)
     bot.metrics.observe_interaction(age.total_seconds(), kind="answer")
     try:
         await reply(interaction, embed=embed, view=report_view("p", post_id, lang), ephemeral=True)
-    except discord.HTTPException:
-        # The answer is committed; only the message was lost.
-        log.warning("could not send the answer reply for post %s", post_id, exc_info=True)
+    except discord.HTTPException as exc:
+        # The answer is committed; only the message was lost. One line, no traceback:
+        # Discord refusing a reply (an expired interaction, under overload) is no bug.
+        log.warning("could not send the answer reply for post %s: %s", post_id, exc)

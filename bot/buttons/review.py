@@ -166,6 +166,6 @@ async def answer_review(
     view = review_view(step.next) if step.next is not None else report_view("r", run_id, lang)
     try:
         await update(interaction, embeds=review_step_embeds(step, lang), view=view)
-    except discord.HTTPException:
-        # The answer is committed; only the message was lost.
-        log.warning("could not show the review step of run %s", run_id, exc_info=True)
+    except discord.HTTPException as exc:
+        # The answer is committed; only the message was lost (one line, as for answers).
+        log.warning("could not show the review step of run %s: %s", run_id, exc)

@@ -265,3 +265,26 @@ async def test_a_constraint_violation_passes_unchanged(pg_url: str) -> None:
                 await conn.execute("INSERT INTO meta (key, value) VALUES ('a', '1'), ('a', '2')")
     finally:
         await db.close()
+
+
+async def test_a_released_connection_is_not_reset_by_a_trip_but_its_transaction_is_closed(
+    pg_url: str,
+) -> None:
+    """The pool sends no reset query on release (`_keep_session`: one trip a transaction
+    saved), yet a transaction left open is still rolled back before the next acquirer."""
+    db = await PgDatabase.open(pg_url, min_size=1, max_size=1)
+    try:
+        async with db.pool.acquire() as conn:
+            await conn.execute("SET statement_timeout = '123s'")
+            pid = await conn.fetchval("SELECT pg_backend_pid()")
+        async with db.pool.acquire() as conn:
+            assert await conn.fetchval("SELECT pg_backend_pid()") == pid  # the same session
+            assert await conn.fetchval("SHOW statement_timeout") == "123s"  # no RESET ALL
+            await conn.execute("RESET statement_timeout")
+            await conn.execute("BEGIN")
+            await conn.execute("CREATE TEMP TABLE left_open (x int)")
+        async with db.pool.acquire() as conn:
+            assert not conn.is_in_transaction()
+            assert await conn.fetchval("SELECT to_regclass('pg_temp.left_open')") is None
+    finally:
+        await db.close()

@@ -51,10 +51,8 @@ from bot.quiz.click import (
     Totals,
     reply_of,
 )
-from bot.quiz.memory import CardState
 from bot.quiz.scoring import AnswerResult, MemberScore
 
-from ..cards import _COLUMNS as _CARD_COLUMNS
 from ..cards import card_of
 from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone, decide
 from ..standings import period_buckets
@@ -128,10 +126,11 @@ async def _attempt(db: PgDatabase, click: Click) -> AnswerResult | None:
         decision = decide(click, before)
         if decision.outcome == "closed":
             return None
-        if decision.outcome == "recorded":
-            await apply(conn, click, buckets, before, decision)
         assert decision.score is not None
-        rank = await _rank(conn, click.guild_id, decision.score)
+        if decision.outcome == "recorded":
+            rank = await apply(conn, click, buckets, before, decision)
+        else:
+            rank = await _rank(conn, click.guild_id, decision.score)
         return reply_of(
             decision, question_id=click.question.id, choice_index=click.choice_index, rank=rank
         )
@@ -173,27 +172,8 @@ async def read_before(conn: asyncpg.Connection, click: Click, buckets: Buckets) 
     )
 
 
-_CARD_UPSERT = (
-    f"INSERT INTO cards (guild_id, user_id, question_id, {_CARD_COLUMNS})"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-    " ON CONFLICT (guild_id, user_id, question_id) DO UPDATE SET state = excluded.state,"
-    " step = excluded.step, stability = excluded.stability,"
-    " difficulty = excluded.difficulty, due = excluded.due,"
-    " last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses"
-)
-
-
-def _card_values(card: CardState) -> tuple[object, ...]:
-    return (
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        card.due_ms,
-        card.last_review_ms,
-        card.reps,
-        card.lapses,
-    )
+#: One trip for every write of a recorded click, and its rank (migration 0010).
+_RECORD = "SELECT tpquiz_record_click(" + ", ".join(f"${n}" for n in range(1, 43)) + ")"
 
 
 async def apply(
@@ -202,17 +182,23 @@ async def apply(
     buckets: Buckets,
     before: ClickBefore,
     decision: ClickDecision,
-) -> None:
-    """Write a "recorded" decision; every value comes from the decision."""
+) -> int:
+    """Write a "recorded" decision and return the member's rank after it, in one
+    statement: `tpquiz_record_click` (bot/storage/pg/migrations/0010_click_writes.sql)
+    runs the writes the SQLite path runs (bot/storage/clicks.py), in the same order.
+    Every value comes from the decision; None is "none" (no earlier score in a period,
+    no post, no daily streak)."""
     answer, score, card = decision.answer, decision.score, decision.card
     assert answer is not None and score is not None and card is not None
-    guild, user = click.guild_id, click.user_id
-    await conn.execute(
-        "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id,"
-        " test_run_id, choice_index, correct, first, points, answered_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        guild,
-        user,
+    week, month = decision.week, decision.month
+    assert week is not None and month is not None
+    (_, week_start), (_, month_start) = buckets
+    old, old_week, old_month = before.score, before.week, before.month
+    daily = decision.daily
+    rank = await conn.fetchval(
+        _RECORD,
+        click.guild_id,
+        click.user_id,
         click.question.id,
         click.question.topic,
         click.post_id,
@@ -222,105 +208,39 @@ async def apply(
         int(answer.first),
         answer.points,
         click.now_ms,
-    )
-    await conn.execute(_CARD_UPSERT, guild, user, click.question.id, *_card_values(card))
-    await conn.execute(
-        "INSERT INTO members (guild_id, user_id, name, points, answered, correct,"
-        " streak, best_streak) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-        " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name,"
-        " points = excluded.points, answered = excluded.answered,"
-        " correct = excluded.correct, streak = excluded.streak,"
-        " best_streak = excluded.best_streak",
-        guild,
-        user,
+        card.state,
+        card.step,
+        card.stability,
+        card.difficulty,
+        card.due_ms,
+        card.last_review_ms,
+        card.reps,
+        card.lapses,
         score.name,
         score.points,
         score.answered,
         score.correct,
         score.streak,
         score.best_streak,
+        old.points if old else None,
+        old.correct if old else None,
+        week_start,
+        week.points,
+        week.answered,
+        week.correct,
+        old_week.points if old_week else None,
+        old_week.correct if old_week else None,
+        month_start,
+        month.points,
+        month.answered,
+        month.correct,
+        old_month.points if old_month else None,
+        old_month.correct if old_month else None,
+        daily.last_date if daily else None,
+        daily.streak if daily else None,
+        daily.best if daily else None,
     )
-    old = before.score
-    await _count_score(
-        conn,
-        guild,
-        ("all", 0),
-        (old.points, old.correct) if old else None,
-        (score.points, score.correct),
-    )
-    for bucket, was, now in zip(
-        buckets, (before.week, before.month), (decision.week, decision.month), strict=True
-    ):
-        assert now is not None
-        await conn.execute(
-            "INSERT INTO member_periods (guild_id, period, starts_at, user_id, points,"
-            " answered, correct) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-            " ON CONFLICT (guild_id, period, starts_at, user_id) DO UPDATE SET"
-            " points = excluded.points, answered = excluded.answered,"
-            " correct = excluded.correct",
-            guild,
-            *bucket,
-            user,
-            now.points,
-            now.answered,
-            now.correct,
-        )
-        await _count_score(
-            conn,
-            guild,
-            bucket,
-            (was.points, was.correct) if was else None,
-            (now.points, now.correct),
-        )
-    if click.post_id is not None:
-        await conn.execute(
-            "UPDATE posts SET answer_count = answer_count + 1 WHERE id = $1", click.post_id
-        )
-    if decision.daily is not None:
-        new = decision.daily
-        await conn.execute(
-            "INSERT INTO daily_streaks (guild_id, user_id, last_date, streak, best)"
-            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (guild_id, user_id) DO UPDATE SET"
-            " last_date = excluded.last_date, streak = excluded.streak, best = excluded.best",
-            guild,
-            user,
-            new.last_date,
-            new.streak,
-            new.best,
-        )
-
-
-async def _count_score(
-    conn: asyncpg.Connection,
-    guild_id: int,
-    bucket: tuple[str, int],
-    old: tuple[int, int] | None,
-    new: tuple[int, int],
-) -> None:
-    """Move a member from their old (points, correct) pair to the new one in
-    `score_counts`, as on SQLite. The old pair is never above the new one, so every
-    click locks these rows in the same increasing order."""
-    if old == new:
-        return
-    period, starts_at = bucket
-    if old is not None:
-        await conn.execute(
-            "UPDATE score_counts SET members = members - 1 WHERE guild_id = $1"
-            " AND period = $2 AND starts_at = $3 AND points = $4 AND correct = $5",
-            guild_id,
-            period,
-            starts_at,
-            *old,
-        )
-    await conn.execute(
-        "INSERT INTO score_counts (guild_id, period, starts_at, points, correct, members)"
-        " VALUES ($1, $2, $3, $4, $5, 1) ON CONFLICT (guild_id, period, starts_at, points,"
-        " correct) DO UPDATE SET members = score_counts.members + 1",
-        guild_id,
-        period,
-        starts_at,
-        *new,
-    )
+    return int(rank)
 
 
 async def _rank(conn: asyncpg.Connection, guild_id: int, score: MemberScore) -> int:

@@ -218,9 +218,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 async def _standings(settings: Settings, guild_id: int, period: str) -> list[dict[str, object]]:
     """The full standings, read through the contract from whichever backend the settings
     name (read-only: SQLite opened read-only, PostgreSQL not migrated)."""
-    from bot.storage.pg.storage import open_storage
+    from bot.storage.pg.status import open_readonly
 
-    storage = await open_storage(settings, readonly=True)
+    storage = await open_readonly(settings)
     try:
         from datetime import UTC, datetime
 

@@ -18,7 +18,12 @@ rows of every table are counted on both sides and every server's leaderboards (a
 this week, this month) are read from both and compared, so an operator switching
 TPQUIZ_DATABASE_URL on knows the members see what they saw. It holds the file's run lock
 (the bot must be stopped: what it wrote after the copy would be lost) and refuses a
-target that holds rows unless --force, which empties that tpquiz database first.
+target that holds rows unless --force, which empties that tpquiz database first. Last it
+runs VACUUM (ANALYZE) on the target, so the planner has statistics and index-only scans a
+visibility map for the first leaderboards after the switch (docs/performance.md, 8).
+
+With TPQUIZ_DATABASE_URL set, `status` and `upgrade` work on that PostgreSQL database
+(bot/db_commands_pg.py), with the same lines where the facts are the same.
 """
 
 from __future__ import annotations

@@ -14,6 +14,12 @@ migrate it under the running (older) bot, so that is refused, as doctor does.
 
 `export-user` only reads (the file is opened read-only). Exit status: 0 done, 1 the
 database cannot be used, 2 a setting or argument is wrong.
+
+With TPQUIZ_DATABASE_URL set they work on that PostgreSQL database instead (issue 15),
+through `open_storage` and the same privacy store contract, so they print the same lines
+(tests/test_cli_pg.py). There the bots and these commands are ordinary transactions on
+one server; a write opens the database as `tpquiz run` does (migrating under the
+migration lock), an export reads it without migrating and refuses an older schema.
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ def _with_storage(settings: Settings, work: Callable[[Any], Awaitable[T]], *, wr
     from bot.runlock import running_pid
     from bot.storage.backup import file_schema_version
     from bot.storage.db import migrations
+    from bot.storage.pg.status import open_readonly
     from bot.storage.pg.storage import open_storage
 
     path = settings.db_path
@@ -90,7 +97,7 @@ def _with_storage(settings: Settings, work: Callable[[Any], Awaitable[T]], *, wr
         )
 
     async def run() -> T:
-        storage = await open_storage(settings, readonly=not write)
+        storage = await (open_storage(settings) if write else open_readonly(settings))
         try:
             return await work(storage)
         finally:

@@ -207,3 +207,29 @@ async def test_restore_refuses_on_postgresql_and_says_pg_restore(
     assert str(dump) in result.stderr and "psql" in result.stderr
     assert _password(pg_url) not in result.stderr and "PGPASSWORD=***" in result.stderr
     assert not lite.exists() and sorted(os.listdir(tmp_path)) == [dump.name]
+
+
+async def test_reads_refuse_an_empty_or_older_postgresql_database_in_one_line(
+    tmp_path: Path, pg_url: str
+) -> None:
+    redacted = DatabaseUrl(pg_url).redacted
+    for version in (0, NEWEST - 1):
+        if version:
+            pg = await PgDatabase.open(pg_url, migrate=False)
+            try:
+                await pg.migrate(target=version)
+            finally:
+                await pg.close()
+        # The exit statuses of SQLite's refusal of an older file: 2 and 1.
+        for code, args in (
+            (2, ("leaderboard", "--guild", str(GUILD))),
+            (1, ("export-user", "--user", str(X))),
+        ):
+            result = tpquiz(*args, cwd=tmp_path, TPQUIZ_DATABASE_URL=pg_url)
+            assert result.returncode == code and result.stdout == "", result.stderr
+            assert result.stderr.count("\n") == 1, result.stderr
+            assert (
+                f"the PostgreSQL database {redacted} is at schema {version}, this tpquiz reads"
+                f" schema {NEWEST}: start the bot once (tpquiz run)" in result.stderr
+            )
+        assert await _pg_version(pg_url) == version  # never migrated by a read

@@ -13,14 +13,22 @@ and is safe beside running bots. The migrations' titles come from the SQLite twi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.config import DatabaseUrl
 
+from ..problems import DatabaseUnusable
 from ..schema import Migration, bundled
 from .db import VERSION_TABLE, PgDatabase, pending_pg_migrations
 from .shard_locks import holders
 
-__all__ = ["PgStatus", "pg_upgrade_script", "read_pg_status"]
+if TYPE_CHECKING:
+    from bot.config import Settings
+
+    from .. import Storage
+    from .storage import PgStorage
+
+__all__ = ["PgStatus", "open_readonly", "pg_upgrade_script", "read_pg_status"]
 
 
 @dataclass(frozen=True)
@@ -101,3 +109,30 @@ def pg_upgrade_script(pending: list[Migration]) -> str:
         lines.append("COMMIT;")
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + ("\n" if parts else "")
+
+
+def schema_too_old_to_read(url: DatabaseUrl, version: int, newest: int) -> str:
+    return (
+        f"the PostgreSQL database {url.redacted} is at schema {version}, this tpquiz reads"
+        f" schema {newest}: start the bot once (tpquiz run) to migrate it, then ask again;"
+        " this command never changes the database"
+    )
+
+
+async def open_readonly(settings: Settings) -> Storage | PgStorage:
+    """`open_storage(settings, readonly=True)` for the commands that only read
+    (`leaderboard`, `export-user`), refusing what SQLite's read-only open refuses.
+
+    Why: SQLite's read-only open refuses a file at an older schema (its tables may lack
+    what the reads need); PostgreSQL opened without migrating would instead fail at the
+    first query with a driver error. So a PostgreSQL database below the newest schema,
+    an empty one included, is refused here with one sentence, the same as SQLite's."""
+    from .storage import PgStorage, open_storage
+
+    storage = await open_storage(settings, readonly=True)
+    if isinstance(storage, PgStorage):
+        version, newest = await storage.db.schema_version(), len(bundled())
+        if version < newest:
+            await storage.close()
+            raise DatabaseUnusable(schema_too_old_to_read(storage.db.url, version, newest))
+    return storage

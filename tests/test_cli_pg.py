@@ -109,6 +109,25 @@ async def test_db_status_on_postgresql(both: tuple[Path, str], tmp_path: Path) -
     assert rows == {t: str(n) for t, n in read_status(db).rows.items()}
 
 
+async def test_db_status_names_the_bots_holding_shard_locks(
+    both: tuple[Path, str], tmp_path: Path
+) -> None:
+    from bot.storage.pg.shard_locks import PgShardLocks
+
+    locks = PgShardLocks(DatabaseUrl(both[1]))
+    await locks.claim((0,), 1, "tpquiz test-host pid 1")
+    try:
+        status, out, err = _on("postgresql", both, "db", "status", cwd=tmp_path)
+    finally:
+        await locks.release()
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[2] == "bot running on it: yes (1 shard locks held)"
+    assert lines[3].startswith("  shard 0: ")
+    _, after, _ = _on("postgresql", both, "db", "status", cwd=tmp_path)
+    assert after.splitlines()[2] == "bot running on it: no"
+
+
 async def test_db_upgrade_and_dry_run_on_postgresql(tmp_path: Path, pg_url: str) -> None:
     old = at_schema(tmp_path / "q.sqlite3", 1)
     pg = await PgDatabase.open(pg_url, migrate=False)
@@ -233,3 +252,18 @@ async def test_reads_refuse_an_empty_or_older_postgresql_database_in_one_line(
                 f" schema {NEWEST}: start the bot once (tpquiz run)" in result.stderr
             )
         assert await _pg_version(pg_url) == version  # never migrated by a read
+
+
+def test_the_pg_restore_command_has_no_password(tmp_path: Path) -> None:
+    from bot.storage.backup import pg_restore_command
+
+    url = "postgresql://tpquiz:p%40ss-9@db.internal:5433/tpquiz?sslmode=require&password=p%40ss-9"
+    command = pg_restore_command(DatabaseUrl(url), tmp_path / "my dump")
+    assert command == (
+        "PGPASSWORD=*** pg_restore --clean --if-exists --single-transaction --no-owner"
+        " --dbname='postgresql://tpquiz@db.internal:5433/tpquiz?sslmode=require'"
+        f" '{tmp_path / 'my dump'}'"
+    )
+    plain = pg_restore_command(DatabaseUrl("postgresql://u@h/d"), "b.dump")
+    assert plain.endswith(" --dbname=postgresql://u@h/d b.dump")
+    assert not plain.startswith("PGPASSWORD")

@@ -215,10 +215,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _standings(db_path: Path, guild_id: int, period: str) -> list[dict[str, object]]:
-    from bot.storage import Storage
+async def _standings(settings: Settings, guild_id: int, period: str) -> list[dict[str, object]]:
+    """The full standings, read through the contract from whichever backend the settings
+    name (read-only: SQLite opened read-only, PostgreSQL not migrated)."""
+    from bot.storage.pg.status import open_readonly
 
-    storage = await Storage.open(db_path, readonly=True)
+    storage = await open_readonly(settings)
     try:
         from datetime import UTC, datetime
 
@@ -244,12 +246,15 @@ async def _standings(db_path: Path, guild_id: int, period: str) -> list[dict[str
 def cmd_leaderboard(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     try:
         settings = Settings.from_env()
-        if str(settings.db_path) == ":memory:":
-            raise ConfigError(problems.missing(settings.db_path))
-        problem = database_problem(settings.db_path, write=False)
-        if problem:
-            raise ConfigError(problem)
-        rows = asyncio.run(_standings(settings.db_path, args.guild, args.period))
+        if settings.database_url is not None:
+            _postgres_complete(settings.database_url)
+        else:  # the SQLite file must exist and be tpquiz's: a read never creates one
+            if str(settings.db_path) == ":memory:":
+                raise ConfigError(problems.missing(settings.db_path))
+            problem = database_problem(settings.db_path, write=False)
+            if problem:
+                raise ConfigError(problem)
+        rows = asyncio.run(_standings(settings, args.guild, args.period))
     except (ConfigError, DatabaseUnusable) as exc:
         return _fail(str(exc))
     if args.json:

@@ -18,7 +18,12 @@ rows of every table are counted on both sides and every server's leaderboards (a
 this week, this month) are read from both and compared, so an operator switching
 TPQUIZ_DATABASE_URL on knows the members see what they saw. It holds the file's run lock
 (the bot must be stopped: what it wrote after the copy would be lost) and refuses a
-target that holds rows unless --force, which empties that tpquiz database first.
+target that holds rows unless --force, which empties that tpquiz database first. Last it
+runs VACUUM (ANALYZE) on the target, so the planner has statistics and index-only scans a
+visibility map for the first leaderboards after the switch (docs/performance.md, 8).
+
+With TPQUIZ_DATABASE_URL set, `status` and `upgrade` work on that PostgreSQL database
+(bot/db_commands_pg.py), with the same lines where the facts are the same.
 """
 
 from __future__ import annotations
@@ -77,7 +82,16 @@ def _guarded(command: str, err: TextIO, work: Callable[[], int]) -> int:
 
 def cmd_status(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Print file, size, schema, pending migrations and rows per table; change nothing."""
-    return _guarded("status", err, lambda: _print_status(_db_path(args), out, err))
+
+    def work() -> int:
+        url = _settings(args).database_url
+        if url is not None:  # PostgreSQL (issue 15): bot/db_commands_pg.py
+            from bot.db_commands_pg import pg_status
+
+            return pg_status(url, out)
+        return _print_status(_db_path(args), out, err)
+
+    return _guarded("status", err, work)
 
 
 def _print_status(path: Path, out: TextIO, err: TextIO) -> int:
@@ -164,6 +178,12 @@ def cmd_upgrade(
     """Print (--dry-run) or apply the pending migrations."""
 
     def work() -> int:
+        url = _settings(args).database_url
+        if url is not None:  # PostgreSQL (issue 15): bot/db_commands_pg.py
+            from bot.db_commands_pg import pg_dry_run, pg_upgrade
+
+            (pg_dry_run if args.dry_run else pg_upgrade)(url, out)
+            return 0
         (_dry_run if args.dry_run else _upgrade)(_db_path(args), out)
         return 0
 
@@ -228,7 +248,7 @@ async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
 
 
 async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: TextIO) -> int:
-    from bot.storage.pg.copy import copy_from_sqlite, empty_target, held_rows
+    from bot.storage.pg.copy import copy_from_sqlite, empty_target, held_rows, vacuum_analyze
     from bot.storage.pg.db import PgDatabase
     from bot.storage.schema import read_status
 
@@ -253,6 +273,7 @@ async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: 
             err.write(f"db copy: --force: deleting every row of {url.redacted}\n")
             await empty_target(db)
         copied = await copy_from_sqlite(path, db)
+        await vacuum_analyze(db)  # statistics and visibility map for the first reads
         written = await held_rows(db)
         servers, differ = await _leaderboards(path, db)
     finally:
@@ -280,6 +301,10 @@ async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: 
         )
         return 1
     out.write(f"db copy: {sum(source.values())} rows copied and verified\n")
+    out.write(
+        "db copy: ran VACUUM (ANALYZE) on the target: the planner has statistics for the"
+        " leaderboard queries at once\n"
+    )
     return 0
 
 

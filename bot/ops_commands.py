@@ -110,6 +110,18 @@ def cmd_restore(
         settings = _settings(args)
     except ConfigError as exc:
         return _fail(err, "restore", str(exc), 2)
+    if settings.database_url is not None:
+        from bot.storage.backup import pg_restore_command
+
+        command = pg_restore_command(settings.database_url, args.src)
+        return _fail(
+            err,
+            "restore",
+            f"TPQUIZ_DATABASE_URL is set ({settings.database_url.redacted}): tpquiz restore"
+            f" replaces only SQLite files, so nothing was changed; stop the bots and restore"
+            f" the pg_dump with pg_restore (a plain .sql dump with psql): {command}",
+            2,
+        )
     try:
         check_restore_target(settings.db_path)
         with hold_run_lock(settings.db_path):

@@ -14,6 +14,12 @@ migrate it under the running (older) bot, so that is refused, as doctor does.
 
 `export-user` only reads (the file is opened read-only). Exit status: 0 done, 1 the
 database cannot be used, 2 a setting or argument is wrong.
+
+With TPQUIZ_DATABASE_URL set they work on that PostgreSQL database instead (issue 15),
+through `open_storage` and the same privacy store contract, so they print the same lines
+(tests/test_cli_pg.py). There the bots and these commands are ordinary transactions on
+one server; a write opens the database as `tpquiz run` does (migrating under the
+migration lock), an export reads it without migrating and refuses an older schema.
 """
 
 from __future__ import annotations
@@ -46,34 +52,52 @@ def user_id_arg(text: str) -> int:
     return value
 
 
-def _db_path(args: argparse.Namespace) -> Path:
+def _settings(args: argparse.Namespace) -> Settings:
+    """The settings, with the SQLite file checked to exist when it is the database (these
+    commands never create one); on PostgreSQL (TPQUIZ_DATABASE_URL) there is no file."""
     if args.env_file is None:
         settings = Settings.from_env()
     else:
         settings = Settings.from_env(env_file=Path(args.env_file), env_file_required=True)
+    if settings.database_url is not None:
+        from bot.storage.pg.storage import missing_stores, stores_missing
+
+        missing = missing_stores()
+        if missing:
+            raise ConfigError(stores_missing(settings.database_url, missing))
+        return settings
     path = settings.db_path
     if str(path) == ":memory:":
         raise ConfigError(problems.in_memory())
     if not path.exists():
         raise ConfigError(problems.missing(path))
-    return path
+    return settings
 
 
-def _with_storage(path: Path, work: Callable[[Any], Awaitable[T]], *, write: bool) -> T:
-    """Open the database (read-only unless `write`), run `work(storage)`, close it."""
+def _with_storage(settings: Settings, work: Callable[[Any], Awaitable[T]], *, write: bool) -> T:
+    """Open the database the settings name (read-only unless `write`), run `work(storage)`,
+    close it. On PostgreSQL a write opens it as `tpquiz run` does (migrating, under the
+    migration lock); an export reads it unmigrated."""
     from bot.runlock import running_pid
-    from bot.storage import Storage
     from bot.storage.backup import file_schema_version
     from bot.storage.db import migrations
+    from bot.storage.pg.status import open_readonly
+    from bot.storage.pg.storage import open_storage
 
-    if write and running_pid(path) is not None and file_schema_version(path) < len(migrations()):
+    path = settings.db_path
+    if (
+        write
+        and settings.database_url is None
+        and running_pid(path) is not None
+        and file_schema_version(path) < len(migrations())
+    ):
         raise problems.DatabaseUnusable(
             f"{path} is at an older schema and a bot is running on it: restart the bot "
             "(it applies the migrations), then run this again"
         )
 
     async def run() -> T:
-        storage = await Storage.open(path, readonly=not write)
+        storage = await (open_storage(settings) if write else open_readonly(settings))
         try:
             return await work(storage)
         finally:
@@ -104,7 +128,7 @@ def cmd_forget_user(
                 for guild in await _guilds(storage, args)
             ]
 
-        done = _with_storage(_db_path(args), forget, write=True)
+        done = _with_storage(_settings(args), forget, write=True)
         if not any(sum(counts.values()) for _, counts in done):
             where = f"server {args.guild}" if args.guild is not None else "any server"
             out.write(f"forget-user: nothing stored about user {args.user} in {where}\n")
@@ -128,7 +152,7 @@ def cmd_export_user(
                 for guild in await _guilds(storage, args)
             ]
 
-        exports = _with_storage(_db_path(args), export, write=False)
+        exports = _with_storage(_settings(args), export, write=False)
         document: Any = exports[0] if args.guild is not None else {"servers": exports}
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
         if args.output:
@@ -153,7 +177,7 @@ def cmd_forget_guild(
             counts: dict[str, int] = await storage.privacy.forget_guild(args.guild)
             return counts
 
-        counts = _with_storage(_db_path(args), forget, write=True)
+        counts = _with_storage(_settings(args), forget, write=True)
         rows = ", ".join(f"{table} {n}" for table, n in counts.items() if n) or "nothing stored"
         out.write(f"forget-guild: server {args.guild}: deleted {rows}\n")
         return 0

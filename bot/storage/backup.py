@@ -323,14 +323,33 @@ def pg_dump_command(url: DatabaseUrl, dest: Path | str, *, now: datetime | None 
     never printed: it is taken out of the URL and shown as PGPASSWORD=***. A directory
     `dest` gets `tpquiz-<UTC time>.dump`, as a SQLite backup gets its .sqlite3 name.
     """
+    plain = _without_password(url)
+    as_dir = str(dest).endswith(("/", os.sep)) or Path(dest).is_dir()
+    target = Path(dest) / f"{BACKUP_PREFIX}{_timestamp(now)}.dump" if as_dir else Path(dest)
+    secret = "PGPASSWORD=*** " if url.password else ""
+    return f"{secret}pg_dump --format=custom --file={shlex.quote(str(target))} {shlex.quote(plain)}"
+
+
+def _without_password(url: DatabaseUrl) -> str:
+    """The URL with its password taken out (given by PGPASSWORD or ~/.pgpass instead)."""
     parts = urlsplit(url.dsn)
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, _, hostinfo = netloc.rpartition("@")
         netloc = f"{userinfo.partition(':')[0]}@{hostinfo}"
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
-    plain = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    as_dir = str(dest).endswith(("/", os.sep)) or Path(dest).is_dir()
-    target = Path(dest) / f"{BACKUP_PREFIX}{_timestamp(now)}.dump" if as_dir else Path(dest)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def pg_restore_command(url: DatabaseUrl, src: Path | str) -> str:
+    """The shell command that restores a `pg_dump --format=custom` dump `src` into `url`.
+
+    Why a command: `tpquiz restore` swaps SQLite files; a PostgreSQL database is restored
+    by the server's own tool, with the bots stopped. `--clean --if-exists` drops what the
+    dump holds first, `--single-transaction` lands it whole or not at all. The password
+    is shown as PGPASSWORD=***, never printed."""
     secret = "PGPASSWORD=*** " if url.password else ""
-    return f"{secret}pg_dump --format=custom --file={shlex.quote(str(target))} {shlex.quote(plain)}"
+    return (
+        f"{secret}pg_restore --clean --if-exists --single-transaction --no-owner"
+        f" --dbname={shlex.quote(_without_password(url))} {shlex.quote(str(src))}"
+    )

@@ -24,7 +24,7 @@ from ..preflight import readonly_uri
 from ..problems import DatabaseUnusable
 from .db import VERSION_TABLE, PgDatabase
 
-__all__ = ["BATCH", "copy_from_sqlite"]
+__all__ = ["BATCH", "copy_from_sqlite", "vacuum_analyze"]
 
 #: Rows read from SQLite and sent to PostgreSQL at a time.
 BATCH = 20_000
@@ -136,6 +136,19 @@ async def empty_target(db: PgDatabase) -> None:
         ):
             await conn.execute(f"DROP TABLE IF EXISTS {_quoted(str(row[0]))} CASCADE")
     await db.migrate()
+
+
+async def vacuum_analyze(db: PgDatabase) -> None:
+    """VACUUM (ANALYZE) the whole target after a copy (`tpquiz db copy`).
+
+    Why: rows written by COPY have no planner statistics until autovacuum gets round to
+    them, and no visibility map, so index-only scans (the leaderboard summaries',
+    docs/performance.md section 8) fall back to the heap. Run once here, the first
+    leaderboard after the switch is planned and served as it will be later. VACUUM
+    cannot run in a transaction: it gets a pooled connection of its own (autocommit).
+    """
+    async with db.pool.acquire() as conn:
+        await conn.execute("VACUUM (ANALYZE)")
 
 
 def source_guilds(source: Path) -> list[int]:

@@ -32,7 +32,13 @@ from bot.config import DatabaseUrl
 from ..db import WriteFailed
 from ..problems import DatabaseUnusable
 
-__all__ = ["MIGRATION_LOCK", "VERSION_TABLE", "PgDatabase", "pg_migrations"]
+__all__ = [
+    "MIGRATION_LOCK",
+    "VERSION_TABLE",
+    "PgDatabase",
+    "pending_pg_migrations",
+    "pg_migrations",
+]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +75,12 @@ def pg_migrations() -> list[tuple[int, str, str]]:
     if versions != list(range(1, len(found) + 1)):
         raise RuntimeError(f"migrations must be numbered 0001, 0002, ... without gaps: {versions}")
     return found
+
+
+def pending_pg_migrations(version: int) -> list[tuple[int, str, str]]:
+    """The bundled migrations `PgDatabase.migrate` would apply to a database at `version`,
+    in order: what `tpquiz db status` lists and `db upgrade --dry-run` prints."""
+    return [m for m in pg_migrations() if m[0] > version]
 
 
 def cannot_connect(url: DatabaseUrl, exc: BaseException) -> str:

@@ -137,9 +137,8 @@ async def check_database(settings: Settings) -> list[Check]:
 
 async def check_postgres(settings: Settings) -> list[Check]:
     """TPQUIZ_DATABASE_URL, when set: the server answers, the schema version, which
-    process holds each shard's lock (bot/storage/pg/shard_locks.py), and whether this
-    tpquiz has every PostgreSQL store `tpquiz run` needs. Never migrates; shows the URL
-    redacted."""
+    process holds each shard's lock (bot/storage/pg/shard_locks.py). Never migrates;
+    shows the URL redacted."""
     url = settings.database_url
     if url is None:
         return []
@@ -147,7 +146,6 @@ async def check_postgres(settings: Settings) -> list[Check]:
 
     from bot.storage.pg.db import PgDatabase, pg_migrations
     from bot.storage.pg.shard_locks import holders
-    from bot.storage.pg.storage import missing_stores, stores_missing
     from bot.storage.problems import DatabaseUnusable
 
     newest = len(pg_migrations())
@@ -169,9 +167,6 @@ async def check_postgres(settings: Settings) -> list[Check]:
             f"{url.redacted} answers (PostgreSQL {server.major}.{server.minor}), {schema}",
         )
     ]
-    missing = missing_stores()
-    if missing:
-        results.append(Check("FAIL", "postgres", stores_missing(url, missing)))
     try:
         shards, counts = await holders(url)
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:

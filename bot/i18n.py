@@ -46,10 +46,6 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "Bu soru artık bulunamıyor. `/tpquiz soru` ile yenisini iste.",
         "en": "This question can no longer be found. Ask for a new one with `/tpquiz question`.",
     },
-    "item_stats_unavailable": {
-        "tr": "Soru istatistikleri henüz yalnızca SQLite ile çalışıyor; bu bot PostgreSQL kullanıyor.",
-        "en": "Question statistics work only on SQLite so far; this bot runs on PostgreSQL.",
-    },
     "question_removed": {
         "tr": "Bu soru ({question_id}) soru bankasından kaldırıldı.",
         "en": "This question ({question_id}) was removed from the question bank.",

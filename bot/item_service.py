@@ -1,6 +1,7 @@
 """A server's item statistics for `/tpquiz-admin questions` and `question <id>` (issue #13).
 
-Read from the server's summary (`item_stats`, bot/storage/itemstats.py), which a
+Read from the server's summary (`item_stats`, through `storage.items`, the storage
+contract's `ItemStatsContract`: SQLite or PostgreSQL alike), which a
 periodic refresh keeps (`refresh_due`, run by cogs/item_refresh.py every few minutes):
 computing a big server's figures takes over a second, reading its summary a few
 milliseconds (docs/performance.md §7). The figures move slowly once a question has 30
@@ -11,9 +12,9 @@ questions changed) is computed on demand, and the view says so.
 Only this server's answers count: the admin sees their members' figures. The flags come
 from the figures and the open reports when read, so a new report shows at once.
 
-The refresh does its work off the event loop's hot path: the answers are read on the
-database thread in chunks of whole members (`member_rows_chunk`), the figures computed
-in a worker thread, and each server written in one short transaction.
+The refresh does its work off the event loop's hot path: the answers are read in chunks
+of whole members (`member_rows_chunk`), the figures computed in a worker thread, and
+each server written in one short transaction.
 """
 
 from __future__ import annotations
@@ -21,17 +22,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.quiz.itemstats import Item, ItemStats, item_of, sort_stats, with_flags
 from bot.quiz.itemstats_fast import MemberRow, bank_stats_member_rows
 from bot.quiz.model import Question
-from bot.service import QuizError, QuizService
-from bot.storage import itemstats as store
-from bot.storage import reports as report_store
-from bot.storage.db import Database
+from bot.service import QuizService
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +61,7 @@ class ServerStats:
 class ItemStatsService:
     def __init__(self, service: QuizService) -> None:
         self.service = service
-        self.db = service.storage.db
-        #: Item statistics read the answers with plain sqlite3 (bot/storage/itemstats.py);
-        #: on PostgreSQL they are not ported yet, and the admin views say so.
-        self.available = isinstance(self.db, Database)
+        self.store = service.storage.items
 
     def question(self, question_id: str) -> Question | None:
         """The pool's question (a template's stand-in for a computed one), or None."""
@@ -86,20 +80,8 @@ class ItemStatsService:
     async def server_stats(self, guild_id: int) -> ServerStats:
         """Every question's statistics in this server, flagged first: from the summary,
         or computed now when there is none to read."""
-        if not self.available:
-            raise QuizError("item_stats_unavailable")
-        key = self.pool_key()
-
-        def read(
-            conn: sqlite3.Connection,
-        ) -> tuple[dict[str, ItemStats] | None, int, dict[str, int]]:
-            state = store.refreshes(conn, guild_id).get(guild_id)
-            reports = report_store.open_counts(conn, guild_id)
-            if state is None or state.stale or state.pool_key != key:
-                return None, 0, reports
-            return store.read_summary(conn, guild_id), state.refreshed_at, reports
-
-        summary, as_of, reports = await self.db.run_read(read)
+        read = await self.store.summary(guild_id, self.pool_key())
+        summary, as_of, reports = read.stats, read.refreshed_at, read.open_reports
         if summary is None:
             return ServerStats(await self.compute(guild_id, reports), None)
         found = []
@@ -141,26 +123,22 @@ class ItemStatsService:
         about ANSWERS_PER_TICK answers in all; only the servers `owns` (this process's
         shards, when the bot is split over several)."""
         key = self.pool_key()
-
-        def read(conn: sqlite3.Connection) -> list[tuple[int, int, int]]:
-            counts = store.first_answer_counts(conn)
-            states = store.refreshes(conn)
-            found = []
-            for guild in counts.keys() | states.keys():
-                if owns is not None and not owns(guild):
-                    continue
-                n, state = counts.get(guild, 0), states.get(guild)
-                if state is None:
-                    found.append((0, -n, guild, n))
-                elif state.stale or state.pool_key != key:
-                    found.append((0, -n, guild, n))
-                elif state.first_answers != n:
-                    found.append((1, -abs(n - state.first_answers), guild, n))
-            return [(guild, n, rank) for rank, _, guild, n in sorted(found)]
-
+        counts = await self.store.first_answer_counts()
+        states = await self.store.refreshes()
+        found = []
+        for guild in counts.keys() | states.keys():
+            if owns is not None and not owns(guild):
+                continue
+            n, state = counts.get(guild, 0), states.get(guild)
+            if state is None:
+                found.append((0, -n, guild, n))
+            elif state.stale or state.pool_key != key:
+                found.append((0, -n, guild, n))
+            elif state.first_answers != n:
+                found.append((1, -abs(n - state.first_answers), guild, n))
         chosen: list[tuple[int, int]] = []
         total = 0
-        for guild, n, _ in await self.db.run_read(read):
+        for _, _, guild, n in sorted(found):
             if chosen and total + n > ANSWERS_PER_TICK:
                 break
             chosen.append((guild, n))
@@ -170,25 +148,21 @@ class ItemStatsService:
     async def refresh(self, guild_id: int, now_ms: int) -> bool:
         """Recompute the server's summary; False when it was not written (a member or
         the server was deleted meanwhile: the next refresh tries again)."""
-        await self.db.run_transaction(lambda conn: store.claim(conn, guild_id))
+        await self.store.claim(guild_id)
         rows, count, generation = await self._read_rows(guild_id)
         if generation is None:  # the server was deleted
             return False
         key = self.pool_key()
         stats = await asyncio.to_thread(bank_stats_member_rows, self.items(), rows)
-        return await self.db.run_transaction(
-            lambda conn: store.write_summary(
-                conn, guild_id, stats, now_ms=now_ms, first_answers=count, pool_key=key,
-                generation=generation,
-            )
+        return await self.store.write_summary(
+            guild_id, stats, now_ms=now_ms, first_answers=count, pool_key=key,
+            generation=generation,
         )  # fmt: skip
 
     async def refresh_due(
         self, now_ms: int, *, owns: Callable[[int], bool] | None = None
     ) -> list[int]:
         """Refresh the servers `due` picks; the ones written."""
-        if not self.available:
-            return []
         done = []
         for guild, _ in await self.due(owns):
             if await self.refresh(guild, now_ms):
@@ -201,20 +175,11 @@ class ItemStatsService:
         """The server's `member_rows`, read in chunks of whole members; with its first
         answers counted and its summary's generation (None: no state row), both read
         before the answers (a member deleted after this moves the generation)."""
-
-        def start(conn: sqlite3.Connection) -> tuple[int, int | None]:
-            state = store.refreshes(conn, guild_id).get(guild_id)
-            return store.first_answer_count(conn, guild_id), (state.generation if state else None)
-
-        count, generation = await self.db.run_read(start)
+        count, generation = await self.store.refresh_start(guild_id)
         rows: list[MemberRow] = []
         after: int | None = None
         while True:
-
-            def chunk(conn: sqlite3.Connection, after: int | None = after) -> store.Chunk:
-                return store.member_rows_chunk(conn, guild_id, after, CHUNK_ROWS)
-
-            found, last = await self.db.run_read(chunk)
+            found, last = await self.store.member_rows_chunk(guild_id, after, CHUNK_ROWS)
             rows += found
             if last is None:
                 return rows, count, generation

@@ -9,7 +9,10 @@ with `bot.quiz.itemstats_fast.bank_stats_member_rows` (the same figures as
 `bot.quiz.itemstats.bank_stats`; docs/performance.md §7 has the times at a million
 answers), and prints one row per question, flagged first, with the file and line to fix. Nothing about a member is
 printed, only counts. `reports` lists members' problem reports; `reports resolve` closes
-one with a note. Exit status: 0 done, 1 the database or bank cannot be used (or no such
+one with a note. With TPQUIZ_DATABASE_URL set, all three run on PostgreSQL through the
+storage contract (`open_storage`, read-only for the listings: never migrating), the
+server doing the same per-member pass; on SQLite they keep their own read-only
+connection, cheaper than opening the bot's storage. Exit status: 0 done, 1 the database or bank cannot be used (or no such
 report), 2 a setting is wrong.
 """
 
@@ -21,8 +24,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from bot.cli_guard import guarded
 from bot.config import ConfigError, Settings
@@ -34,6 +38,13 @@ from bot.quiz.loader import load_bank
 from bot.quiz.model import LETTERS, Bank, Question
 from bot.quiz.template_files import load_templates
 from bot.storage import problems
+
+if TYPE_CHECKING:
+    from bot.quiz.itemstats_fast import MemberRow
+    from bot.storage.contract import StorageContract
+    from bot.storage.reports import Report
+
+T = TypeVar("T")
 
 __all__ = ["register", "cmd_questions_report", "cmd_reports", "cmd_reports_resolve"]
 
@@ -193,20 +204,55 @@ def cmd_questions_report(
     return guarded("questions report", err, lambda: _questions_report(args, out, err))
 
 
-def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _with_storage(
+    settings: Settings, work: Callable[[StorageContract], Awaitable[T]], *, readonly: bool
+) -> T:
+    """`work` on the storage the settings name (here: PostgreSQL), closed after."""
+    import asyncio
+
+    from bot.storage import open_storage
+
+    async def run() -> T:
+        storage = await open_storage(settings, readonly=readonly)
+        try:
+            return await work(storage)
+        finally:
+            await storage.close()
+
+    return asyncio.run(run())
+
+
+def _first_answers(
+    settings: Settings, guild_id: int | None
+) -> tuple[list[MemberRow], dict[str, int]]:
+    """The first answers as member rows and the open reports per question: on
+    PostgreSQL through the contract, on SQLite on a read-only connection of its own."""
+    if settings.database_url is not None:
+
+        async def read(storage: StorageContract) -> tuple[list[MemberRow], dict[str, int]]:
+            answers = await storage.items.member_rows(guild_id)
+            return answers, await storage.reports.open_counts(guild_id)
+
+        return _with_storage(settings, read, readonly=True)
     from bot.storage.itemstats import has_table, member_rows, open_readonly
     from bot.storage.reports import open_counts
 
-    settings = Settings.from_env()
-    path = _db_path()
-    pool, computed = _pool(settings)
-    started = time.perf_counter()
-    conn = open_readonly(path)
+    conn = open_readonly(_db_path())
     try:
-        answers = member_rows(conn, args.guild)
-        reports = open_counts(conn, args.guild) if has_table(conn, "reports") else {}
+        answers = member_rows(conn, guild_id)
+        reports = open_counts(conn, guild_id) if has_table(conn, "reports") else {}
     finally:
         conn.close()
+    return answers, reports
+
+
+def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    settings = Settings.from_env()
+    if settings.database_url is None:
+        _db_path()  # a missing file is a setting's error, before the bank loads
+    pool, computed = _pool(settings)
+    started = time.perf_counter()
+    answers, reports = _first_answers(settings, args.guild)
     items = [item_of(q, computed=q.id in computed) for q in pool]
     stats = bank_stats_member_rows(items, answers, reports)
     stats = [s for s in stats if s.answers >= args.min_answers and (s.flagged or not args.flagged)]
@@ -265,19 +311,28 @@ def cmd_reports(
     return guarded("reports", err, lambda: _reports(args, out))
 
 
-def _reports(args: argparse.Namespace, out: TextIO) -> int:
+def _list_reports(guild_id: int | None, open_only: bool) -> list[Report]:
+    settings = Settings.from_env()
+    if settings.database_url is not None:
+
+        async def read(storage: StorageContract) -> list[Report]:
+            return await storage.reports.find(guild_id, open_only=open_only)
+
+        return _with_storage(settings, read, readonly=True)
     from bot.storage.itemstats import has_table, open_readonly
     from bot.storage.reports import list_reports
 
     conn = open_readonly(_db_path())
     try:
-        found = (
-            list_reports(conn, args.guild, open_only=args.open)
-            if has_table(conn, "reports")
-            else []
-        )
+        if not has_table(conn, "reports"):
+            return []
+        return list_reports(conn, guild_id, open_only=open_only)
     finally:
         conn.close()
+
+
+def _reports(args: argparse.Namespace, out: TextIO) -> int:
+    found = _list_reports(args.guild, args.open)
     if args.json:
         json.dump([r.as_dict() for r in found], out, ensure_ascii=False, indent=2)
         out.write("\n")
@@ -307,25 +362,15 @@ def cmd_reports_resolve(
 
 
 def _resolve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import asyncio
-
-    from bot.storage.db import Database
-    from bot.storage.reports import resolve
-
-    path = _db_path()
+    settings = Settings.from_env()
+    if settings.database_url is None:
+        _db_path()  # the file must exist: resolving never creates a database
     note = args.note.strip()[:500]
 
-    async def work() -> object:
-        db = await Database.open(path)
-        try:
-            now = int(time.time() * 1000)
-            return await db.run_transaction(
-                lambda conn: resolve(conn, args.id, now_ms=now, note=note)
-            )
-        finally:
-            await db.close()
+    async def work(storage: StorageContract) -> Report | None:
+        return await storage.reports.resolve(args.id, now_ms=int(time.time() * 1000), note=note)
 
-    report = asyncio.run(work())
+    report = _with_storage(settings, work, readonly=False)
     if report is None:
         err.write(f"tpquiz reports resolve: there is no report #{args.id}\n")
         return 1

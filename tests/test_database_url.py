@@ -87,21 +87,13 @@ def test_a_bad_url_is_refused_without_its_password(url: str, message: str) -> No
 
 
 def test_run_refuses_an_unusable_postgresql_in_one_line(tmp_path: Path) -> None:
-    """While a PostgreSQL store is missing: before connecting. Once they all exist:
-    because nothing listens on loopback port 1."""
-    from bot.storage.pg.storage import missing_stores
-
+    """Because nothing listens on loopback port 1."""
     url = f"postgresql://tpquiz:{SECRET}@127.0.0.1:1/tpquiz"
     result = tpquiz("run", cwd=tmp_path, DISCORD_TOKEN=FAKE_TOKEN, TPQUIZ_DATABASE_URL=url)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1, result.stderr
     shown = "postgresql://tpquiz:***@127.0.0.1:1/tpquiz"
-    if missing_stores():
-        expected = (
-            f"tpquiz: PostgreSQL storage is not complete yet: TPQUIZ_DATABASE_URL is set ({shown})"
-        )
-    else:
-        expected = f"tpquiz: cannot connect to PostgreSQL at {shown} ("
+    expected = f"tpquiz: cannot connect to PostgreSQL at {shown} ("
     assert result.stderr.startswith(expected), result.stderr
     assert SECRET not in result.stderr + result.stdout
     assert not (tmp_path / "data").exists()  # nothing was created on the way

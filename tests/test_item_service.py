@@ -1,22 +1,58 @@
-"""ItemStatsService on a backend without item statistics (PostgreSQL, so far)."""
+"""ItemStatsService sees only the storage contract's `items` store (issue 15): a bundle
+with no database attribute at all (here a stand-in store) serves the admin view and
+the refresh, on whichever backend the store runs."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any, cast
 
-import pytest
-
 from bot.item_service import ItemStatsService
-from bot.service import QuizError, QuizService
+from bot.service import QuizService
+from bot.storage.itemstats import Refresh, SummaryRead
+from tests.factories import make_bank
 
 
-async def test_without_sqlite_the_refresh_does_nothing_and_the_view_says_why() -> None:
-    service = cast(QuizService, SimpleNamespace(storage=SimpleNamespace(db=object())))
+class FakeItems:
+    """The `ItemStatsContract` methods the service calls, over one server of no answers."""
+
+    def __init__(self) -> None:
+        self.written: list[tuple[int, int]] = []
+        self.state: Refresh | None = None
+
+    async def summary(self, guild_id: int, pool_key: str) -> SummaryRead:
+        if self.state is None or self.state.pool_key != pool_key:
+            return SummaryRead(None, 0, {"q": 1})
+        return SummaryRead({}, self.state.refreshed_at, {})
+
+    async def first_answer_counts(self) -> dict[int, int]:
+        return {7: 0}
+
+    async def refreshes(self, guild_id: int | None = None) -> dict[int, Refresh]:
+        return {} if self.state is None else {7: self.state}
+
+    async def refresh_start(self, guild_id: int) -> tuple[int, int | None]:
+        return 0, 0
+
+    async def claim(self, guild_id: int) -> None:
+        pass
+
+    async def member_rows_chunk(self, guild_id: int, after: int | None, rows: int) -> Any:
+        return [], None
+
+    async def write_summary(self, guild_id: int, stats: list, **kw: Any) -> bool:
+        self.written.append((guild_id, kw["now_ms"]))
+        self.state = Refresh(guild_id, kw["now_ms"], 0, kw["pool_key"], False, 0)
+        return True
+
+
+async def test_the_service_runs_on_the_contract_store_alone() -> None:
+    fake = FakeItems()
+    storage = SimpleNamespace(items=fake)  # no `db`: nothing but the contract
+    service = cast(QuizService, SimpleNamespace(storage=storage, pool=make_bank(), templates=[]))
     items = ItemStatsService(service)
-    assert not items.available
-    assert await items.refresh_due(0) == []
-    with pytest.raises(QuizError) as raised:
-        await items.server_stats(1)
-    assert raised.value.key == "item_stats_unavailable"
-    assert cast(Any, items).service is service
+    view = await items.server_stats(7)
+    assert view.as_of_ms is None and len(view.stats) == len(items.items())
+    assert await items.refresh_due(5) == [7] and fake.written == [(7, 5)]
+    assert (await items.server_stats(7)).as_of_ms == 5
+    assert await items.refresh_due(6) == []  # nothing changed since

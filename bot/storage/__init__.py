@@ -10,6 +10,7 @@ from .cards import CardStore
 from .daily import DailyStore
 from .db import Database
 from .guilds import GuildSettingsStore, MetaStore
+from .items import ItemStatsStore
 from .posts import Post, PostStore
 from .privacy import PrivacyStore
 from .progress import ProgressStore
@@ -49,6 +50,7 @@ class Storage:
         self.reminders = ReminderStore(db)
         self.privacy = PrivacyStore(db)
         self.reports = ReportStore(db)
+        self.items = ItemStatsStore(db)
 
     @classmethod
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:

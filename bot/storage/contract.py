@@ -7,9 +7,8 @@ Protocol. mypy checks both sides: `_conforms` below assigns every SQLite store (
 every PostgreSQL store that exists) to its Protocol, so a store whose methods drift
 from the contract fails `make lint` at that line.
 
-Not covered yet: the plain-sqlite3 functions run inside another transaction
-(itemstats.py), which the item statistics call with a `sqlite3.Connection`; they
-become methods of a contract when that path is ported. The click path's own (clicks.py,
+Item statistics (itemstats.py's plain-sqlite3 functions) are behind `ItemStatsContract`
+(`ItemStatsStore` in items.py, `PgItemStatsStore` in pg/itemstats.py). The click path's own (clicks.py,
 cards.py's write_card) have their PostgreSQL twin in bot/storage/pg/clicks.py, behind
 `AnswersContract`; members.py's steps (a member's export and deletion) theirs in
 bot/storage/pg/members.py, behind `PrivacyContract`; reports.py's functions are behind
@@ -22,12 +21,15 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from bot.quiz.itemstats import ItemStats
+    from bot.quiz.itemstats_fast import MemberRow
     from bot.quiz.memory import CardState
     from bot.quiz.model import Question
     from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
 
     from .daily import DailySettings, DailyStreak
+    from .itemstats import Chunk, Refresh, SummaryRead
     from .posts import Post
     from .privacy import PendingRemoval
     from .reminders import ReminderRow
@@ -40,6 +42,7 @@ __all__ = [
     "CardsContract",
     "DailyContract",
     "GuildsContract",
+    "ItemStatsContract",
     "MetaContract",
     "PostsContract",
     "PrivacyContract",
@@ -310,6 +313,53 @@ class ReportsContract(Protocol):
     ) -> Report | None: ...
 
 
+class ItemStatsContract(Protocol):
+    """Members' first answers as the item statistics read them, and each server's
+    summary a periodic refresh keeps (bot/item_service.py; bot/storage/itemstats.py has
+    the SQL and the rules)."""
+
+    async def summary(self, guild_id: int, pool_key: str) -> SummaryRead:
+        """The server's stored figures (None unless fresh and for `pool_key`), when they
+        were computed, and its open reports per question: one consistent read."""
+        ...
+
+    async def member_rows(self, guild_id: int | None = None) -> list[MemberRow]:
+        """Every first answer of one server (or of every server) with its member's
+        accuracy on their other first answers, in (guild, user) order."""
+        ...
+
+    async def first_answer_counts(self) -> dict[int, int]: ...
+
+    async def refreshes(self, guild_id: int | None = None) -> dict[int, Refresh]: ...
+
+    async def refresh_start(self, guild_id: int) -> tuple[int, int | None]:
+        """(first answers, summary generation or None) before a refresh reads answers."""
+        ...
+
+    async def claim(self, guild_id: int) -> None: ...
+
+    async def member_rows_chunk(self, guild_id: int, after_user: int | None, rows: int) -> Chunk:
+        """`member_rows` of the members after `after_user`, whole members, about `rows`
+        rows; and the last member read (None: nobody after)."""
+        ...
+
+    async def write_summary(
+        self,
+        guild_id: int,
+        stats: list[ItemStats],
+        *,
+        now_ms: int,
+        first_answers: int,
+        pool_key: str,
+        generation: int,
+    ) -> bool:
+        """Replace the summary; False (nothing written) when the server's state row is
+        gone or its generation moved since `generation` was read."""
+        ...
+
+    async def mark_stale(self, guild_id: int) -> int: ...
+
+
 class StorageContract(Protocol):
     """The bundle of every store over one database: `bot.storage.Storage` (SQLite) and
     `bot.storage.pg.storage.PgStorage`, as `open_storage(settings)` returns them.
@@ -339,6 +389,8 @@ class StorageContract(Protocol):
     def privacy(self) -> PrivacyContract: ...
     @property
     def reports(self) -> ReportsContract: ...
+    @property
+    def items(self) -> ItemStatsContract: ...
 
     async def close(self) -> None: ...
 
@@ -350,10 +402,12 @@ if TYPE_CHECKING:
     from .daily import DailyStore
     from .db import Database
     from .guilds import GuildSettingsStore, MetaStore
+    from .items import ItemStatsStore
     from .pg.answers import PgAnswerStore
     from .pg.daily import PgDailyStore
     from .pg.db import PgDatabase
     from .pg.guilds import PgGuildSettingsStore, PgMetaStore
+    from .pg.itemstats import PgItemStatsStore
     from .pg.posts import PgPostStore
     from .pg.privacy import PgPrivacyStore
     from .pg.reads import PgCardStore, PgProgressStore
@@ -384,6 +438,9 @@ if TYPE_CHECKING:
         reminders: RemindersContract = ReminderStore(db)
         privacy: PrivacyContract = PrivacyStore(db)
         reports: ReportsContract = ReportStore(db)
+        items: ItemStatsContract = ItemStatsStore(db)
+        items = PgItemStatsStore(pg)
+        del items
         guilds = PgGuildSettingsStore(pg)
         meta = PgMetaStore(pg)
         posts = PgPostStore(pg)

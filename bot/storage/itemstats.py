@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.quiz.itemstats import FirstAnswer, ItemStats
+from bot.quiz.itemstats_fast import MemberRow
 
 from . import preflight, problems
 
@@ -83,9 +84,7 @@ _MEMBER_ROWS = (
 )
 
 
-def member_rows(
-    conn: sqlite3.Connection, guild_id: int | None = None
-) -> list[tuple[str, int, float | None, int]]:
+def member_rows(conn: sqlite3.Connection, guild_id: int | None = None) -> list[MemberRow]:
     """Every first answer (of one server, or of every server) as (question, correct 0/1,
     the member's accuracy on their other first answers or None, choice), in (guild,
     user) order, for `bot.quiz.itemstats_fast.bank_stats_member_rows`.
@@ -104,7 +103,7 @@ def member_rows(
 
 
 #: A chunk of `member_rows` and the last member in it.
-Chunk = tuple[list[tuple[str, int, float | None, int]], int | None]
+Chunk = tuple[list[MemberRow], int | None]
 
 
 def member_rows_chunk(
@@ -166,6 +165,17 @@ class Refresh:
     pool_key: str
     stale: bool
     generation: int
+
+
+@dataclass(frozen=True)
+class SummaryRead:
+    """What the admin view reads of a server: its stored figures per question (None when
+    there is no summary to read: never computed, stale, or for another pool of
+    questions), when they were computed, and its open reports per question."""
+
+    stats: dict[str, ItemStats] | None
+    refreshed_at: int
+    open_reports: dict[str, int]
 
 
 def refreshes(conn: sqlite3.Connection, guild_id: int | None = None) -> dict[int, Refresh]:

@@ -152,10 +152,9 @@ async def test_forgetting_a_member_makes_the_summary_stale_until_the_next_refres
 
     # A refresh that read the answers before the deletion is not written.
     async def stale_write() -> bool:
-        return await service.db.run_transaction(
-            lambda conn: store.write_summary(conn, GUILD, [], now_ms=NOW_MS + 1, first_answers=0,
-                                             pool_key=service.pool_key(), generation=generation)
-        )  # fmt: skip
+        return await service.store.write_summary(GUILD, [], now_ms=NOW_MS + 1, first_answers=0,
+                                                 pool_key=service.pool_key(),
+                                                 generation=generation)  # fmt: skip
 
     assert await stale_write() is False
     assert _state(path, GUILD).stale
@@ -178,10 +177,9 @@ async def test_forgetting_a_server_deletes_its_summary_and_no_refresh_brings_it_
     assert _rows(path, "item_stats", GUILD) == [] == _rows(path, "item_stats_refreshes", GUILD)
     assert (_rows(path, "item_stats", OTHER), _rows(path, "item_stats_refreshes", OTHER)) == other
     # A refresh under way when the server went writes nothing, and none is due.
-    written = await service.db.run_transaction(
-        lambda conn: store.write_summary(conn, GUILD, [], now_ms=NOW_MS, first_answers=0,
-                                         pool_key=service.pool_key(), generation=generation)
-    )  # fmt: skip
+    written = await service.store.write_summary(GUILD, [], now_ms=NOW_MS, first_answers=0,
+                                                pool_key=service.pool_key(),
+                                                generation=generation)  # fmt: skip
     assert written is False and _rows(path, "item_stats_refreshes", GUILD) == []
     assert await service.due() == []
     assert (await service.server_stats(GUILD)).stats == _expected(path, service, GUILD)

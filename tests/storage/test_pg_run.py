@@ -3,17 +3,11 @@
 A real `python -m bot run` process against the session's PostgreSQL, while the test holds
 the lock of shard 0 of 1 (what a running unsharded process holds, bot/shard_lock.py
 `shards_to_claim`): the second process must refuse in one line naming the holder and
-exit 2, having created nothing. The PostgreSQL answers and daily stores come from another
-branch (issue 15); until they land the process is given stand-ins through a
-sitecustomize module, since it refuses earlier (and says so) without them.
+exit 2, having created nothing.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -21,40 +15,17 @@ import pytest
 from bot.config import DatabaseUrl
 from bot.storage.pg.db import PgDatabase, pg_migrations
 from bot.storage.pg.shard_locks import PgShardLocks, application_name
-from bot.storage.pg.storage import LATER_STORES
 from tests.test_cli import FAKE_TOKEN, ROOT, tpquiz
-
-STAND_INS = f"""
-import importlib.util, sys, types
-
-class StandIn:
-    def __init__(self, db):
-        self.db = db
-
-for module_name, class_name in {list(LATER_STORES.values())!r}:
-    if importlib.util.find_spec(module_name) is None:
-        module = types.ModuleType(module_name)
-        setattr(module, class_name, StandIn)
-        sys.modules[module_name] = module
-"""
-
-
-class _StandIn:
-    def __init__(self, db: PgDatabase) -> None:
-        self.db = db
 
 
 def _run(tmp_path: Path, url: str, **env: str):
-    site = tmp_path / "site"
-    site.mkdir(exist_ok=True)
-    (site / "sitecustomize.py").write_text(STAND_INS, encoding="utf-8")
     return tpquiz(
         "run",
         cwd=tmp_path,
         DISCORD_TOKEN=FAKE_TOKEN,
         TPQUIZ_DATABASE_URL=url,
         TPQUIZ_DB=str(tmp_path / "data" / "quiz.sqlite3"),
-        PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]),
+        PYTHONPATH=str(ROOT),
         **env,
     )
 
@@ -105,11 +76,6 @@ async def test_the_locks_are_held_while_serving_and_given_back_after(
     from bot.config import Settings
     from bot.storage.pg.shard_locks import holders
 
-    for module_name, class_name in LATER_STORES.values():
-        if importlib.util.find_spec(module_name) is None:
-            module = types.ModuleType(module_name)
-            setattr(module, class_name, _StandIn)
-            monkeypatch.setitem(sys.modules, module_name, module)
     url = DatabaseUrl(pg_url)
     seen: list[tuple[list[int], int]] = []
 

@@ -8,8 +8,8 @@ every PostgreSQL store that exists) to its Protocol, so a store whose methods dr
 from the contract fails `make lint` at that line.
 
 Item statistics (itemstats.py's plain-sqlite3 functions) are behind `ItemStatsContract`
-(`ItemStatsStore` in items.py, `PgItemStatsStore` in pg/itemstats.py). The click path's own (clicks.py,
-cards.py's write_card) have their PostgreSQL twin in bot/storage/pg/clicks.py, behind
+(`ItemStatsStore` in items.py, `PgItemStatsStore` in pg/itemstats.py). The click path's
+own (clicks.py, cards.py's write_card) have their PostgreSQL twin in bot/storage/pg/clicks.py, behind
 `AnswersContract`; members.py's steps (a member's export and deletion) theirs in
 bot/storage/pg/members.py, behind `PrivacyContract`; reports.py's functions are behind
 `ReportsContract` (`ReportStore`, `PgReportStore`).
@@ -314,34 +314,27 @@ class ReportsContract(Protocol):
 
 
 class ItemStatsContract(Protocol):
-    """Members' first answers as the item statistics read them, and each server's
-    summary a periodic refresh keeps (bot/item_service.py; bot/storage/itemstats.py has
-    the SQL and the rules)."""
+    """Members' first answers as the item statistics read them, and each server's summary
+    a periodic refresh keeps (bot/item_service.py; the rules in bot/storage/itemstats.py:
+    `summary` reads state, figures and open reports at once, `stats` None unless fresh
+    for `pool_key`; `member_rows[_chunk]` in (guild, user) order, chunks of whole members;
+    `write_summary` False when the generation moved since `refresh_start`)."""
 
-    async def summary(self, guild_id: int, pool_key: str) -> SummaryRead:
-        """The server's stored figures (None unless fresh and for `pool_key`), when they
-        were computed, and its open reports per question: one consistent read."""
-        ...
+    async def summary(self, guild_id: int, pool_key: str) -> SummaryRead: ...
 
-    async def member_rows(self, guild_id: int | None = None) -> list[MemberRow]:
-        """Every first answer of one server (or of every server) with its member's
-        accuracy on their other first answers, in (guild, user) order."""
-        ...
+    async def member_rows(self, guild_id: int | None = None) -> list[MemberRow]: ...
 
     async def first_answer_counts(self) -> dict[int, int]: ...
 
     async def refreshes(self, guild_id: int | None = None) -> dict[int, Refresh]: ...
 
-    async def refresh_start(self, guild_id: int) -> tuple[int, int | None]:
-        """(first answers, summary generation or None) before a refresh reads answers."""
-        ...
+    async def refresh_start(self, guild_id: int) -> tuple[int, int | None]: ...
 
     async def claim(self, guild_id: int) -> None: ...
 
-    async def member_rows_chunk(self, guild_id: int, after_user: int | None, rows: int) -> Chunk:
-        """`member_rows` of the members after `after_user`, whole members, about `rows`
-        rows; and the last member read (None: nobody after)."""
-        ...
+    async def member_rows_chunk(
+        self, guild_id: int, after_user: int | None, rows: int
+    ) -> Chunk: ...
 
     async def write_summary(
         self,
@@ -352,10 +345,7 @@ class ItemStatsContract(Protocol):
         first_answers: int,
         pool_key: str,
         generation: int,
-    ) -> bool:
-        """Replace the summary; False (nothing written) when the server's state row is
-        gone or its generation moved since `generation` was read."""
-        ...
+    ) -> bool: ...
 
     async def mark_stale(self, guild_id: int) -> int: ...
 

@@ -17,7 +17,7 @@ import discord
 import yarl
 
 from bot import bank_commands, db_commands, ops_commands, privacy_commands, stats_commands
-from bot.config import ConfigError, DatabaseUrl, Settings
+from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, load_bank
@@ -161,20 +161,9 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _postgres_complete(url: DatabaseUrl) -> None:
-    """ConfigError (before connecting anywhere) while a PostgreSQL store is missing."""
-    from bot.storage.pg.storage import missing_stores, stores_missing
-
-    missing = missing_stores()
-    if missing:
-        raise ConfigError(stores_missing(url, missing))
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_env()
-        if settings.database_url is not None:
-            _postgres_complete(settings.database_url)
         token = settings.require_token()
         heartbeat = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
         if settings.database_url is None:
@@ -247,9 +236,8 @@ async def _standings(settings: Settings, guild_id: int, period: str) -> list[dic
 def cmd_leaderboard(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     try:
         settings = Settings.from_env()
-        if settings.database_url is not None:
-            _postgres_complete(settings.database_url)
-        else:  # the SQLite file must exist and be tpquiz's: a read never creates one
+        if settings.database_url is None:
+            # The SQLite file must exist and be tpquiz's: a read never creates one.
             if str(settings.db_path) == ":memory:":
                 raise ConfigError(problems.missing(settings.db_path))
             problem = database_problem(settings.db_path, write=False)

@@ -60,11 +60,6 @@ def _settings(args: argparse.Namespace) -> Settings:
     else:
         settings = Settings.from_env(env_file=Path(args.env_file), env_file_required=True)
     if settings.database_url is not None:
-        from bot.storage.pg.storage import missing_stores, stores_missing
-
-        missing = missing_stores()
-        if missing:
-            raise ConfigError(stores_missing(settings.database_url, missing))
         return settings
     path = settings.db_path
     if str(path) == ":memory:":

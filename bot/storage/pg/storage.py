@@ -35,17 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["PgStorage", "open_storage"]
 
 
-def missing_stores() -> list[str]:
-    """Always empty: every PostgreSQL store exists. Kept only while bot/cli.py
-    (`_postgres_complete`, another branch's file) still calls it; remove with that call."""
-    return []
-
-
-def stores_missing(url: DatabaseUrl, missing: list[str]) -> str:
-    """The sentence for `missing_stores` (never non-empty now); see there."""
-    return f"PostgreSQL storage ({url.redacted}) has no store for {', '.join(missing)}"
-
-
 class PgStorage:
     """Every store over one PostgreSQL database: the attributes of `bot.storage.Storage`."""
 

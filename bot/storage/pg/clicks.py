@@ -38,7 +38,6 @@ Here each click has its own pooled connection and the server commits many at onc
 from __future__ import annotations
 
 import hashlib
-import re
 
 import asyncpg
 
@@ -51,34 +50,17 @@ from bot.quiz.click import (
     Totals,
     reply_of,
 )
-from bot.quiz.memory import CardState
 from bot.quiz.scoring import AnswerResult, MemberScore
 
-from ..cards import _COLUMNS as _CARD_COLUMNS
 from ..cards import card_of
 from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone, decide
 from ..standings import period_buckets
+from .click_write import positional, write_member_rows
 from .db import MIGRATION_LOCK, PgDatabase
 
 __all__ = ["member_lock_key", "record_click"]
 
 Buckets = tuple[tuple[str, int], tuple[str, int]]
-
-_NAMED = re.compile(r"(?<!:):([a-z_]+)")
-
-
-def positional(sql: str) -> tuple[str, list[str]]:
-    """SQLite's `:name` placeholders as PostgreSQL's $1, $2, ...; and the names in order."""
-    names: list[str] = []
-
-    def number(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in names:
-            names.append(name)
-        return f"${names.index(name) + 1}"
-
-    return _NAMED.sub(number, sql), names
-
 
 _READ_POST = positional(_BEFORE_POST)
 _READ_TEST = positional(_BEFORE_TEST)
@@ -128,10 +110,11 @@ async def _attempt(db: PgDatabase, click: Click) -> AnswerResult | None:
         decision = decide(click, before)
         if decision.outcome == "closed":
             return None
-        if decision.outcome == "recorded":
-            await apply(conn, click, buckets, before, decision)
         assert decision.score is not None
-        rank = await _rank(conn, click.guild_id, decision.score)
+        if decision.outcome == "recorded":
+            rank = await apply(conn, click, buckets, before, decision)
+        else:
+            rank = await _rank(conn, click.guild_id, decision.score)
         return reply_of(
             decision, question_id=click.question.id, choice_index=click.choice_index, rank=rank
         )
@@ -173,77 +156,24 @@ async def read_before(conn: asyncpg.Connection, click: Click, buckets: Buckets) 
     )
 
 
-_CARD_UPSERT = (
-    f"INSERT INTO cards (guild_id, user_id, question_id, {_CARD_COLUMNS})"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-    " ON CONFLICT (guild_id, user_id, question_id) DO UPDATE SET state = excluded.state,"
-    " step = excluded.step, stability = excluded.stability,"
-    " difficulty = excluded.difficulty, due = excluded.due,"
-    " last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses"
-)
-
-
-def _card_values(card: CardState) -> tuple[object, ...]:
-    return (
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        card.due_ms,
-        card.last_review_ms,
-        card.reps,
-        card.lapses,
-    )
-
-
 async def apply(
     conn: asyncpg.Connection,
     click: Click,
     buckets: Buckets,
     before: ClickBefore,
     decision: ClickDecision,
-) -> None:
-    """Write a "recorded" decision; every value comes from the decision."""
-    answer, score, card = decision.answer, decision.score, decision.card
-    assert answer is not None and score is not None and card is not None
-    guild, user = click.guild_id, click.user_id
-    await conn.execute(
-        "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id,"
-        " test_run_id, choice_index, correct, first, points, answered_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        guild,
-        user,
-        click.question.id,
-        click.question.topic,
-        click.post_id,
-        click.test_run_id,
-        answer.choice_index,
-        int(answer.correct),
-        int(answer.first),
-        answer.points,
-        click.now_ms,
-    )
-    await conn.execute(_CARD_UPSERT, guild, user, click.question.id, *_card_values(card))
-    await conn.execute(
-        "INSERT INTO members (guild_id, user_id, name, points, answered, correct,"
-        " streak, best_streak) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-        " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name,"
-        " points = excluded.points, answered = excluded.answered,"
-        " correct = excluded.correct, streak = excluded.streak,"
-        " best_streak = excluded.best_streak",
-        guild,
-        user,
-        score.name,
-        score.points,
-        score.answered,
-        score.correct,
-        score.streak,
-        score.best_streak,
-    )
+) -> int:
+    """Write a "recorded" decision (every value comes from the decision); the rank.
+
+    The member's own rows and the rank are one statement (pg/click_write.py); the
+    `score_counts` moves follow, one bucket after the other in increasing order."""
+    score = decision.score
+    assert score is not None
+    rank = await write_member_rows(conn, click, buckets, decision)
     old = before.score
     await _count_score(
         conn,
-        guild,
+        click.guild_id,
         ("all", 0),
         (old.points, old.correct) if old else None,
         (score.points, score.correct),
@@ -252,42 +182,14 @@ async def apply(
         buckets, (before.week, before.month), (decision.week, decision.month), strict=True
     ):
         assert now is not None
-        await conn.execute(
-            "INSERT INTO member_periods (guild_id, period, starts_at, user_id, points,"
-            " answered, correct) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-            " ON CONFLICT (guild_id, period, starts_at, user_id) DO UPDATE SET"
-            " points = excluded.points, answered = excluded.answered,"
-            " correct = excluded.correct",
-            guild,
-            *bucket,
-            user,
-            now.points,
-            now.answered,
-            now.correct,
-        )
         await _count_score(
             conn,
-            guild,
+            click.guild_id,
             bucket,
             (was.points, was.correct) if was else None,
             (now.points, now.correct),
         )
-    if click.post_id is not None:
-        await conn.execute(
-            "UPDATE posts SET answer_count = answer_count + 1 WHERE id = $1", click.post_id
-        )
-    if decision.daily is not None:
-        new = decision.daily
-        await conn.execute(
-            "INSERT INTO daily_streaks (guild_id, user_id, last_date, streak, best)"
-            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (guild_id, user_id) DO UPDATE SET"
-            " last_date = excluded.last_date, streak = excluded.streak, best = excluded.best",
-            guild,
-            user,
-            new.last_date,
-            new.streak,
-            new.best,
-        )
+    return rank
 
 
 async def _count_score(

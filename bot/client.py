@@ -255,7 +255,7 @@ class TPQuizBot(commands.Bot):
 
             async def finish_then_close_http() -> None:
                 await self.finish_interactions(SHUTDOWN_GRACE)
-                await self.count_edits.flush()
+                await self.count_edits.flush(REPLY_GRACE)
                 await close_http()
 
             # discord.py closes the gateway first, then calls http.close(): the hook.

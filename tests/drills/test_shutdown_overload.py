@@ -15,6 +15,10 @@ fails at the busy timeout); if its handler was cut off by then, that click is re
 without a result sent, so never acknowledged as recorded (clicking again after the
 restart shows the recorded result). So no member is told "correct/wrong" for an answer
 that is not in the database, and none is told "not saved" for one that is.
+
+Not covered here: a lock never released. Every write already on the database thread
+then waits out SQLite's 30 s busy timeout (the thread cannot be interrupted there), and
+a drill run of it exited 0 but 40 s after SIGTERM; see docs/operations.md "Stopping".
 """
 
 from __future__ import annotations
@@ -148,3 +152,4 @@ async def test_a_lock_held_past_the_grace_gives_up_the_queued_clicks_and_says_so
     drill.assert_consistent()
     assert closed_cleanly(drill.db_path)
     assert "Traceback" not in log, log
+

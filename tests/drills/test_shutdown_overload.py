@@ -152,4 +152,3 @@ async def test_a_lock_held_past_the_grace_gives_up_the_queued_clicks_and_says_so
     drill.assert_consistent()
     assert closed_cleanly(drill.db_path)
     assert "Traceback" not in log, log
-

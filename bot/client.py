@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import discord
@@ -46,6 +47,9 @@ log = logging.getLogger(__name__)
 
 #: How long `close()` waits for interactions in flight (systemd and Docker allow 30 s).
 SHUTDOWN_GRACE = 10.0
+#: At least this long is left to the handlers after the group commit's deadline, so the
+#: members whose clicks were given up are told "not saved" (one followup each).
+REPLY_GRACE = 2.0
 #: Name prefixes of the tasks discord.py 2.x runs interaction handlers in: component
 #: callbacks and modals ("discord-ui-..."), application commands ("CommandTree-invoker").
 _INTERACTION_TASKS = ("discord-ui-", "CommandTree-invoker")
@@ -236,11 +240,14 @@ class TPQuizBot(commands.Bot):
 
         discord.py's own close shuts the gateway and then the HTTP session at once, so a
         click being answered at that moment (SIGTERM from systemd or Docker) had its
-        answer committed but its reply cut off (tests/drills/test_shutdown.py). Here the
-        HTTP session is closed only after those handlers are done (at most
-        `SHUTDOWN_GRACE` seconds) and the pending count edits are sent; events arriving
-        after the gateway closed are not started (Discord tells those members the
-        interaction failed, and their click works again after the restart).
+        answer committed but its reply cut off (tests/drills/test_shutdown.py). Here, in
+        order: the handlers in flight get `SHUTDOWN_GRACE` seconds while the group commit
+        keeps writing (under overload hundreds of clicks wait there, deferred); the clicks
+        still queued then are given up, and their handlers `REPLY_GRACE` seconds to reply
+        "not saved"; the pending count edits are sent; only then does the HTTP session
+        close. Events arriving after the gateway closed are not started
+        (Discord tells those members the interaction failed, and their click works again
+        after the restart). docs/operations.md "Stopping" states the rule.
         """
         if not self._finishing_before_http_close:
             self._finishing_before_http_close = True
@@ -248,7 +255,7 @@ class TPQuizBot(commands.Bot):
 
             async def finish_then_close_http() -> None:
                 await self.finish_interactions(SHUTDOWN_GRACE)
-                await self.count_edits.flush()
+                await self.count_edits.flush(REPLY_GRACE)
                 await close_http()
 
             # discord.py closes the gateway first, then calls http.close(): the hook.
@@ -256,19 +263,28 @@ class TPQuizBot(commands.Bot):
         await super().close()
 
     async def finish_interactions(self, timeout: float) -> None:  # noqa: ASYNC109
-        await finish_interaction_tasks(timeout)
+        clicks = (
+            self.storage.answers.clicks if isinstance(self.storage.answers, AnswerStore) else None
+        )
+        await finish_interaction_tasks(timeout, give_up=clicks.close if clicks else None)
 
 
-async def finish_interaction_tasks(timeout: float) -> int:  # noqa: ASYNC109
+async def finish_interaction_tasks(
+    timeout: float,  # noqa: ASYNC109
+    *,
+    give_up: Callable[[], int] | None = None,
+) -> int:
     """Wait up to `timeout` s for discord.py's tasks that run interaction handlers (named
     as `_INTERACTION_TASKS` says); cancel those still running then, and return how many.
 
-    Why cancel: the HTTP session closes next, and a handler that replies after that dies
-    with "Session is closed" and a traceback, one per click (seen under overload, when
-    hundreds of clicks wait for the database). A cancelled handler sends nothing; its
-    answer, if already handed to the group commit, is still written (submit does not
-    cancel the work), and the member, never told a result, can click again after the
-    restart. One warning says how many were cut short.
+    Meanwhile the group commit keeps writing, so the clicks queued are committed and
+    answered. At the deadline `give_up` (the group commit's `close`) fails the clicks
+    still queued, and their handlers get `REPLY_GRACE` more seconds to say "not saved".
+    Why cancel then: the HTTP session closes next, and a handler that replies after that
+    dies with "Session is closed" and a traceback, one per click (seen under overload).
+    A cancelled handler sends nothing; only a click in the batch already on the database
+    thread can be cut off so, and its answer is still written: recorded, never
+    acknowledged (after the restart a click again shows it). One warning says how many.
     """
     current = asyncio.current_task()
     running = [
@@ -278,10 +294,12 @@ async def finish_interaction_tasks(timeout: float) -> int:  # noqa: ASYNC109
         and task.get_name().startswith(_INTERACTION_TASKS)
         and not task.get_name().startswith("discord-ui-view-timeout-")
     ]
-    if not running:
-        return 0
-    log.info("finishing %d interaction(s) in flight before closing", len(running))
-    _, late = await asyncio.wait(running, timeout=timeout)
+    late: set[asyncio.Task[object]] = set()
+    if running:
+        log.info("finishing %d interaction(s) in flight before closing", len(running))
+        _, late = await asyncio.wait(running, timeout=timeout)
+    if give_up is not None and give_up() and late:
+        _, late = await asyncio.wait(late, timeout=REPLY_GRACE)
     if not late:
         return 0
     log.warning(

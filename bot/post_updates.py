@@ -42,21 +42,41 @@ class CoalescedEdits:
         except Exception:
             log.warning("could not update the answer count of post %s", post_id, exc_info=True)
 
-    async def flush(self) -> None:
-        """Send every pending edit now instead of waiting (at shutdown).
+    async def flush(self, timeout: float) -> int:  # noqa: ASYNC109
+        """Send every pending edit now instead of waiting (at shutdown); at most `timeout`
+        s, then cancel what is left and return how many posts kept a stale count.
 
         Edits already being sent are awaited too: the HTTP session closes after this
         returns, and an edit cut off by that logged "Session is closed" with a traceback.
+        Bounded because an edit reads the count from the database, and a batch waiting
+        for a lock another process holds keeps the database thread for its busy timeout.
         """
         pending = dict(self._pending)
-        for task in pending.values():
+        being_sent = [task for task in self._tasks if task not in pending.values()]
+        for post_id, task in pending.items():
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        for post_id in pending:
-            try:
-                await self._edit(post_id)
-            except Exception:
-                log.warning("could not update the answer count of post %s", post_id, exc_info=True)
+            # A task cancelled before its first step never runs its `finally`.
+            self._pending.pop(post_id, None)
+
+        async def send_pending() -> None:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            for post_id in pending:
+                try:
+                    await self._edit(post_id)
+                except Exception:
+                    log.warning(
+                        "could not update the answer count of post %s", post_id, exc_info=True
+                    )
+
+        sending = asyncio.ensure_future(send_pending())
+        done, _ = await asyncio.wait({sending}, timeout=timeout)
+        if done:
+            return 0
+        stale = len(pending) + len(being_sent)
+        sending.cancel()  # and with it the gather of the edits being sent
+        await asyncio.gather(sending, return_exceptions=True)
+        log.warning("shutdown: %d answer count edit(s) not sent within %.0f s", stale, timeout)
+        return stale
 
     def pending(self) -> set[int]:
         return set(self._pending)

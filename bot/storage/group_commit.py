@@ -12,6 +12,11 @@ Each click runs in its own SAVEPOINT: one that fails (a constraint, a bad row, a
 is rolled back alone and gets its own exception, the others commit. A storage fault
 (disk full, lock timeout) fails the whole batch, and every click in it gets
 `WriteFailed`: nothing of it was saved.
+
+At shutdown the writer keeps committing while the bot waits for its handlers, then
+`close` takes no more clicks: those the database has not taken by that deadline (another
+process holding the write lock) are failed with `WriteFailed`, so their handlers can
+still tell the member "not saved", and one warning says how many.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from .db import Database, storage_fault
+from .db import Database, WriteFailed, storage_fault
 
 __all__ = ["GroupCommit"]
 
@@ -32,6 +37,8 @@ R = TypeVar("R")
 #: Enough to share the trip among a big server's burst, small enough that a batch's
 #: transaction stays a few milliseconds and other writers get the lock between batches.
 MAX_BATCH = 64
+#: What a click not written because the bot is stopping says (log, `WriteFailed.reason`).
+SHUTTING_DOWN = "the bot is shutting down"
 
 
 class GroupCommit(Generic[R]):
@@ -46,6 +53,34 @@ class GroupCommit(Generic[R]):
         self._writer: asyncio.Task[None] | None = None
         #: Called with each committed batch's size (metrics, benches, tests).
         self.on_batch: Callable[[int], None] | None = None
+        self._closing = False
+
+    def queued(self) -> int:
+        """Clicks waiting for a batch (not counting the batch being written)."""
+        return len(self._queue)
+
+    def close(self) -> int:
+        """Take no more clicks and give up those still queued; return how many.
+
+        Called at shutdown once the grace for the handlers in flight is over: until then
+        the writer keeps committing, so a click queued before the shutdown is committed,
+        not dropped with the connection. Each click given up gets `WriteFailed` (nothing
+        of it written), so its handler can still tell the member "not saved". A batch
+        already on the database thread cannot be stopped there (an SQLite busy wait
+        ignores `interrupt()`): it commits or fails within the busy timeout.
+        """
+        self._closing = True
+        given_up, self._queue = self._queue, []
+        for _, future in given_up:
+            if not future.done():
+                future.set_exception(WriteFailed(SHUTTING_DOWN))
+        if given_up:
+            log.warning(
+                "shutdown: %d click(s) not saved: the database took no write in time"
+                " (another process holding its lock?); their members are told to click again",
+                len(given_up),
+            )
+        return len(given_up)
 
     async def submit(self, work: Callable[[sqlite3.Connection], R]) -> R:
         """Run `work` in the next batch; its result once that batch has committed.
@@ -53,6 +88,8 @@ class GroupCommit(Generic[R]):
         If the caller is cancelled the work still runs (it may already be in a batch),
         only its result is dropped.
         """
+        if self._closing:
+            raise WriteFailed(SHUTTING_DOWN)
         future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
         self._queue.append((work, future))
         if self._writer is None:

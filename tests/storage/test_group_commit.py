@@ -219,3 +219,61 @@ async def test_a_click_waiting_while_its_post_closes_scores_nothing_and_the_reve
     assert dict(recorded) == counts  # type: ignore[arg-type]
     assert _rows(storage, "SELECT answer_count FROM posts") == [(2,)]
     assert _rows(storage, "SELECT COUNT(*) FROM members") == [(2,)]
+
+
+class _HeldDatabase:
+    """A stand-in for `Database` whose transaction waits until the test releases it:
+    the batch on the database thread while another process holds the write lock."""
+
+    def __init__(self) -> None:
+        self.conn = sqlite3.connect(":memory:", isolation_level=None)
+        self.conn.execute("CREATE TABLE t (x INTEGER)")
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def run_transaction(self, work):  # type: ignore[no-untyped-def]
+        self.entered.set()
+        await self.release.wait()
+        self.conn.execute("BEGIN")
+        result = work(self.conn)
+        self.conn.execute("COMMIT")
+        return result
+
+
+def _insert(x: int):  # type: ignore[no-untyped-def]
+    return lambda conn: conn.execute("INSERT INTO t VALUES (?)", (x,)).rowcount
+
+
+async def test_close_gives_up_the_queued_clicks_and_the_batch_being_written_commits(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    db = _HeldDatabase()
+    clicks: GroupCommit[int] = GroupCommit(db)  # type: ignore[arg-type]
+    first = asyncio.create_task(clicks.submit(_insert(1)))
+    await db.entered.wait()  # the first click's batch is being written
+
+    async def close() -> int:
+        return clicks.close()
+
+    # Tasks start in the order they are made: both clicks queue, then the close runs.
+    async with asyncio.timeout(10):  # a broken close would leave them waiting forever
+        queued_a, queued_b, given_up = await asyncio.gather(
+            clicks.submit(_insert(2)), clicks.submit(_insert(3)), close(), return_exceptions=True
+        )
+    assert given_up == 2
+    assert isinstance(queued_a, WriteFailed) and isinstance(queued_b, WriteFailed)
+    assert "shutdown: 2 click(s) not saved" in caplog.text
+    with pytest.raises(WriteFailed):
+        await clicks.submit(_insert(4))  # after the close: refused at once
+    db.release.set()
+    assert await first == 1
+    assert [x for (x,) in db.conn.execute("SELECT x FROM t")] == [1]
+
+
+async def test_close_with_nothing_queued_gives_up_nothing(storage: Storage) -> None:
+    post = await _post(storage)
+    assert await _click(storage, post.id, 1) is not None
+    assert storage.answers.clicks.close() == 0
+    with pytest.raises(WriteFailed):
+        await _click(storage, post.id, 2)
+    assert _rows(storage, "SELECT user_id FROM answers") == [(1,)]

@@ -263,10 +263,7 @@ class TPQuizBot(commands.Bot):
         await super().close()
 
     async def finish_interactions(self, timeout: float) -> None:  # noqa: ASYNC109
-        clicks = (
-            self.storage.answers.clicks if isinstance(self.storage.answers, AnswerStore) else None
-        )
-        await finish_interaction_tasks(timeout, give_up=clicks.close if clicks else None)
+        await finish_interaction_tasks(timeout, give_up=self.storage.answers.give_up_queued)
 
 
 async def finish_interaction_tasks(

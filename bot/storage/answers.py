@@ -55,3 +55,7 @@ class AnswerStore:
             test_run_id=test_run_id,
         )
         return await self.clicks.submit(lambda conn: record_click(conn, click))
+
+    def give_up_queued(self) -> int:
+        """The group commit's queue, given up (`GroupCommit.close`)."""
+        return self.clicks.close()

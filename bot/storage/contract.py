@@ -117,6 +117,11 @@ class AnswersContract(Protocol):
         test_run_id: int | None = None,
     ) -> AnswerResult | None: ...
 
+    def give_up_queued(self) -> int:
+        """At shutdown: take no more clicks, fail those still waiting to be written
+        (`WriteFailed`), and return how many (0 where clicks never wait in a queue)."""
+        ...
+
 
 class StandingsContract(Protocol):
     async def page(

@@ -47,7 +47,8 @@ def card_of(row: tuple[object, ...] | sqlite3.Row) -> CardState:
     )
 
 
-def _values(card: CardState) -> tuple[object, ...]:
+def card_values(card: CardState) -> tuple[object, ...]:
+    """A card's columns in `_COLUMNS` order, for an INSERT (here and on PostgreSQL)."""
     return (
         card.state,
         card.step,
@@ -90,7 +91,7 @@ def write_card(
     conn: sqlite3.Connection, guild_id: int, user_id: int, question_id: str, card: CardState
 ) -> None:
     """Store the member's card for the question (insert or replace)."""
-    conn.execute(_UPSERT, (guild_id, user_id, question_id, *_values(card)))
+    conn.execute(_UPSERT, (guild_id, user_id, question_id, *card_values(card)))
 
 
 def member_cards(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[str, CardState]:
@@ -118,7 +119,7 @@ def seed_from_answers(conn: sqlite3.Connection, batch: int = 5_000) -> int:
     pending: list[tuple[object, ...]] = []
     for (guild, user, qid), rows in groupby(_history(conn), key=lambda r: (r[0], r[1], r[2])):
         card = replay([(bool(r[3]), int(r[4])) for r in rows])
-        pending.append((guild, user, qid, *_values(card)))
+        pending.append((guild, user, qid, *card_values(card)))
         if len(pending) >= batch:
             conn.executemany(_UPSERT, pending)
             written += len(pending)

@@ -53,7 +53,7 @@ from bot.quiz.click import (
 )
 from bot.quiz.scoring import AnswerResult, MemberScore
 
-from ..cards import card_of
+from ..cards import card_of, card_values
 from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone, decide
 from ..standings import period_buckets
 from .db import MIGRATION_LOCK, PgDatabase
@@ -208,39 +208,34 @@ async def apply(
         int(answer.first),
         answer.points,
         click.now_ms,
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        card.due_ms,
-        card.last_review_ms,
-        card.reps,
-        card.lapses,
+        *card_values(card),
         score.name,
         score.points,
         score.answered,
         score.correct,
         score.streak,
         score.best_streak,
-        old.points if old else None,
-        old.correct if old else None,
+        *_pair(old),
         week_start,
         week.points,
         week.answered,
         week.correct,
-        old_week.points if old_week else None,
-        old_week.correct if old_week else None,
+        *_pair(old_week),
         month_start,
         month.points,
         month.answered,
         month.correct,
-        old_month.points if old_month else None,
-        old_month.correct if old_month else None,
+        *_pair(old_month),
         daily.last_date if daily else None,
         daily.streak if daily else None,
         daily.best if daily else None,
     )
     return int(rank)
+
+
+def _pair(totals: MemberScore | Totals | None) -> tuple[int | None, int | None]:
+    """(points, correct) of an earlier score, or (None, None): "no earlier score"."""
+    return (None, None) if totals is None else (totals.points, totals.correct)
 
 
 async def _rank(conn: asyncpg.Connection, guild_id: int, score: MemberScore) -> int:

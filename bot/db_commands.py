@@ -33,7 +33,7 @@ import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.config import ConfigError, DatabaseUrl, Settings
 from bot.storage import problems
@@ -57,7 +57,7 @@ def _db_path(args: argparse.Namespace) -> Path:
     return path
 
 
-def _size(size: int) -> str:
+def human_size(size: int) -> str:
     if size < 1024:
         return f"{size} B"
     return f"{size / 1024:.0f} KiB" if size < 10 * 2**20 else f"{size / 2**20:.1f} MiB"
@@ -94,15 +94,9 @@ def cmd_status(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
     return _guarded("status", err, work)
 
 
-def _print_status(path: Path, out: TextIO, err: TextIO) -> int:
-    from bot.storage.schema import read_status
-
-    status = read_status(path)
-    wal = f" (+ {_size(status.wal_size)} in {status.path.name}-wal)" if status.wal_size else ""
-    running = {None: "no", 0: "yes"}.get(status.running, f"yes (pid {status.running})")
-    out.write(f"file: {status.path.absolute()}\n")
-    out.write(f"size: {_size(status.size)}{wal}\n")
-    out.write(f"bot running on it: {running}\n")
+def write_schema(status: Any, out: TextIO) -> None:
+    """The lines of `db status` both backends print alike: the schema version, the
+    pending migrations and the rows per table (`status`: SQLite's or PostgreSQL's)."""
     out.write(f"schema: {status.version} (this tpquiz knows {status.newest})\n")
     if status.pending:
         out.write(f"pending migrations: {len(status.pending)} (tpquiz db upgrade applies them)\n")
@@ -114,6 +108,18 @@ def _print_status(path: Path, out: TextIO, err: TextIO) -> int:
     width = max((len(t) for t in status.rows), default=0)
     for table, count in status.rows.items():
         out.write(f"  {table:<{width}}  {count:>10}\n")
+
+
+def _print_status(path: Path, out: TextIO, err: TextIO) -> int:
+    from bot.storage.schema import read_status
+
+    status = read_status(path)
+    wal = f" (+ {human_size(status.wal_size)} in {status.path.name}-wal)" if status.wal_size else ""
+    running = {None: "no", 0: "yes"}.get(status.running, f"yes (pid {status.running})")
+    out.write(f"file: {status.path.absolute()}\n")
+    out.write(f"size: {human_size(status.size)}{wal}\n")
+    out.write(f"bot running on it: {running}\n")
+    write_schema(status, out)
     if status.too_new:
         err.write(f"tpquiz db status: {status.too_new}\n")
         return 1

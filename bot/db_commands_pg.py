@@ -20,14 +20,9 @@ import asyncio
 from typing import TextIO
 
 from bot.config import DatabaseUrl
+from bot.db_commands import human_size, write_schema
 
 __all__ = ["pg_dry_run", "pg_status", "pg_upgrade"]
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    return f"{size / 1024:.0f} KiB" if size < 10 * 2**20 else f"{size / 2**20:.1f} MiB"
 
 
 def pg_status(url: DatabaseUrl, out: TextIO) -> int:
@@ -36,24 +31,14 @@ def pg_status(url: DatabaseUrl, out: TextIO) -> int:
 
     status = asyncio.run(read_pg_status(url))
     out.write(f"database: {url.redacted}\n")
-    out.write(f"size: {_size(status.size)}\n")
+    out.write(f"size: {human_size(status.size)}\n")
     if status.running:
         out.write(f"bot running on it: yes ({len(status.running)} shard locks held)\n")
         for line in status.running:
             out.write(f"  {line}\n")
     else:
         out.write("bot running on it: no\n")
-    out.write(f"schema: {status.version} (this tpquiz knows {status.newest})\n")
-    if status.pending:
-        out.write(f"pending migrations: {len(status.pending)} (tpquiz db upgrade applies them)\n")
-        for m in status.pending:
-            out.write(f"  {m.name}: {m.title}\n")
-    else:
-        out.write("pending migrations: none\n")
-    out.write("rows:\n")
-    width = max((len(t) for t in status.rows), default=0)
-    for table, count in status.rows.items():
-        out.write(f"  {table:<{width}}  {count:>10}\n")
+    write_schema(status, out)
     return 0
 
 

@@ -23,6 +23,7 @@ deletion is not written (`write_summary`).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -214,6 +215,29 @@ def _text(counts: tuple[int, ...]) -> str:
     return ",".join(str(c) for c in counts)
 
 
+def summary_rows(
+    guild_id: int, stats: Sequence[ItemStats], now_ms: int
+) -> list[tuple[object, ...]]:
+    """The `item_stats` rows of a server's refresh, in the INSERT's column order (both
+    backends write the same rows)."""
+    return [
+        (
+            guild_id,
+            s.question_id,
+            s.answers,
+            s.correct,
+            s.discrimination,
+            s.ranked,
+            s.key_index,
+            _text(s.picks),
+            _text(s.top_picks),
+            _text(s.bottom_picks),
+            now_ms,
+        )
+        for s in stats
+    ]
+
+
 def write_summary(
     conn: sqlite3.Connection,
     guild_id: int,
@@ -240,22 +264,7 @@ def write_summary(
         "INSERT INTO item_stats (guild_id, question_id, answers, correct, discrimination,"
         " ranked, key_index, picks, top_picks, bottom_picks, refreshed_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                guild_id,
-                s.question_id,
-                s.answers,
-                s.correct,
-                s.discrimination,
-                s.ranked,
-                s.key_index,
-                _text(s.picks),
-                _text(s.top_picks),
-                _text(s.bottom_picks),
-                now_ms,
-            )
-            for s in stats
-        ],  # fmt: skip
+        summary_rows(guild_id, stats, now_ms),
     )
     conn.execute(
         "UPDATE item_stats_refreshes SET refreshed_at = ?, first_answers = ?, pool_key = ?,"

@@ -25,7 +25,7 @@ from typing import Any
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.itemstats_fast import MemberRow
 
-from ..itemstats import Chunk, Refresh, SummaryRead, _counts, _text
+from ..itemstats import Chunk, Refresh, SummaryRead, _counts, summary_rows
 from .db import PgDatabase
 
 __all__ = ["PgItemStatsStore"]
@@ -192,22 +192,7 @@ class PgItemStatsStore:
                 "INSERT INTO item_stats (guild_id, question_id, answers, correct,"
                 " discrimination, ranked, key_index, picks, top_picks, bottom_picks,"
                 " refreshed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-                [
-                    (
-                        guild_id,
-                        s.question_id,
-                        s.answers,
-                        s.correct,
-                        s.discrimination,
-                        s.ranked,
-                        s.key_index,
-                        _text(s.picks),
-                        _text(s.top_picks),
-                        _text(s.bottom_picks),
-                        now_ms,
-                    )
-                    for s in stats
-                ],  # fmt: skip
+                summary_rows(guild_id, stats, now_ms),
             )
             await conn.execute(
                 "UPDATE item_stats_refreshes SET refreshed_at = $1, first_answers = $2,"

@@ -17,6 +17,7 @@ import discord
 import yarl
 
 from bot import bank_commands, db_commands, ops_commands, privacy_commands, stats_commands
+from bot.cli_guard import closed_pipe
 from bot.config import ConfigError, Settings
 from bot.custom_ids import guild_id_arg
 from bot.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
@@ -30,6 +31,7 @@ from bot.startup import StartupError
 from bot.storage import problems
 from bot.storage.preflight import database_problem, run_problem
 from bot.storage.problems import DatabaseUnusable
+from bot.version import build_line, tpquiz_version
 
 if TYPE_CHECKING:
     from bot.storage.contract import StorageContract
@@ -73,6 +75,7 @@ async def run_bot(settings: Settings, token: str, bank: Bank, templates: Templat
     from bot.storage import Storage
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
+    log.info("starting %s", build_line())  # first, so a bug report's log names the build
     log.info("question bank: %d questions, %d templates", len(bank), len(templates))
     log.info("event loop: %s", type(asyncio.get_running_loop()).__module__)
     apply_endpoints(settings)
@@ -268,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tpquiz", description="Tensor parallelism quiz bot for Discord"
     )
+    parser.add_argument("--version", action="version", version=f"tpquiz {tpquiz_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="start the bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=cmd_run)
@@ -285,8 +289,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+            return int(args.func(args))
+        finally:  # a closed pipe shows at the last flush too: here, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:  # `tpquiz ... | head`: end quietly, as grep and git do
+        return closed_pipe()
 
 
 if __name__ == "__main__":  # pragma: no cover

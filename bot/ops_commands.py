@@ -146,9 +146,13 @@ def cmd_restore(
 
 
 def cmd_doctor(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Check token, database, bank and Discord; print one line per check."""
-    from bot.doctor import Check, run_doctor
+    """Check token, database, bank and Discord; print one line per check.
 
+    The first line names the build, so a pasted doctor output says which tpquiz it is."""
+    from bot.doctor import Check, run_doctor
+    from bot.version import build_line
+
+    out.write(f"doctor: {build_line()}\n")
     try:
         settings = _settings(args)
     except ConfigError as exc:

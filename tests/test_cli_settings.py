@@ -12,6 +12,7 @@ import pytest
 from bot import config
 from bot.config import ConfigError, Settings
 from bot.health import HEARTBEAT_INTERVAL
+from bot.version import build_line
 from tests.test_cli import FAKE_TOKEN, tpquiz
 
 #: Every command that reads settings, with the arguments it needs, and its prefix.
@@ -20,6 +21,8 @@ COMMANDS = [
     (("backup", "out.sqlite3"), "tpquiz backup: ", 2),
     (("restore", "in.sqlite3"), "tpquiz restore: ", 2),
 ]
+#: doctor names the build first, even when the settings cannot be read (issue 32).
+DOCTOR = f"doctor: {build_line()}\n"
 
 
 def _one_line(result: object, expected: str, status: int) -> None:
@@ -46,7 +49,7 @@ def test_a_dotenv_that_is_not_utf8(
 def test_doctor_and_health_on_a_dotenv_that_is_not_utf8(tmp_path: Path) -> None:
     (tmp_path / ".env").write_bytes(b"\xff\xfeT\x00")
     message = ".env: line 1 is not UTF-8 (byte 0xff): save the file as UTF-8"
-    _one_line(tpquiz("doctor", "--offline", cwd=tmp_path), f"FAIL settings: {message}", 2)
+    _one_line(tpquiz("doctor", "--offline", cwd=tmp_path), f"{DOCTOR}FAIL settings: {message}", 2)
     _one_line(tpquiz("health", cwd=tmp_path), f"unhealthy: settings: {message}", 1)
 
 
@@ -156,7 +159,7 @@ def test_a_missing_env_file_is_an_error(tmp_path: Path, command: str) -> None:
     result = tpquiz(command, *argv, "--env-file", "/etc/tpquiz/missing.env", cwd=tmp_path)
     message = "/etc/tpquiz/missing.env: no such file (named with --env-file)"
     expected = {
-        "doctor": (f"FAIL settings: {message}", 2),
+        "doctor": (f"{DOCTOR}FAIL settings: {message}", 2),
         "health": (f"unhealthy: settings: {message}", 1),
     }.get(command, (f"tpquiz {command}: {message}", 2))
     _one_line(result, *expected)

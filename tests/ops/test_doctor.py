@@ -226,8 +226,9 @@ async def test_the_command_reads_an_env_file(tmp_path: Path) -> None:
         "doctor", "--env-file", str(env_file), env=_env(tmp_path), cwd=tmp_path
     )
     assert code == 2
-    assert out.startswith("FAIL settings: TPQUIZ_LOG_LEVEL must be one of")
-    assert out.count("\n") == 1
+    build, failure = out.splitlines()
+    assert build.startswith("doctor: tpquiz ")
+    assert failure.startswith("FAIL settings: TPQUIZ_LOG_LEVEL must be one of")
 
 
 async def _migrated_db(tmp_path: Path) -> Path:

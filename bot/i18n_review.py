@@ -43,6 +43,11 @@ REVIEW_MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "Bu tekrar turu bulunamadı. `/tpquiz tekrar` ile yenisini başlat.",
         "en": "This review round could not be found. Start one with `/tpquiz review`.",
     },
+    "review_closed": {
+        "tr": "Bu tekrar turu kapandı: daha yeni bir turun açık. `/tpquiz tekrar` ona devam eder.",
+        "en": "This review round was closed: a newer one of yours is open."
+        " `/tpquiz review` continues it.",
+    },
     "not_your_review": {
         "tr": "Bu tekrar turu başkasına ait. Kendi turun için `/tpquiz tekrar` yaz.",
         "en": "This review round belongs to someone else. Start yours with `/tpquiz review`.",

@@ -5,7 +5,9 @@ A round is a personal run (test_runs, kind 'review') of up to ten questions chos
 the position and the choice, and keep working after a restart. Each answer is recorded
 like any other (`QuizService.record_answer`): the first answer to a question earns its point,
 a review of an answered one earns none and counts for accuracy, and the member's card is
-rescheduled in the same transaction. Knows nothing of Discord.
+rescheduled in the same transaction. A member has one open round per server, the
+database's rule (migration 0011): two `/tpquiz review` at once both show it. Knows
+nothing of Discord.
 """
 
 from __future__ import annotations
@@ -117,12 +119,8 @@ class ReviewService:
         if from_dm and await self.storage.reminders.get(guild_id, user_id) is None:
             raise QuizError("unknown_review")
         run = await self.storage.test_runs.open_review(guild_id, user_id)
-        if run is not None:
-            _, remaining = await self._remaining(run)
-            if remaining:
-                current = ReviewQuestion(run, remaining[0], self.question_at(run, remaining[0]))
-                return ReviewOpening(current, resumed=True)
-            await self._finish(run, await self.storage.test_runs.answers(run.id))
+        if run is not None and (resumed := await self._resume(run)) is not None:
+            return resumed
         now = self.quiz.now_ms()
         cards = await self.storage.cards.member_cards(guild_id, user_id)
         stats = await self.storage.standings.member_stats(guild_id, user_id)
@@ -139,16 +137,33 @@ class ReviewService:
                 None, resumed=False, outlook=outlook([c.due_ms for c in cards.values()], now)
             )
         drawn = [self.quiz.draw(self.quiz.pool[qid]) for qid in chosen]
-        run = await self.storage.test_runs.create(
-            guild_id=guild_id,
-            user_id=user_id,
-            question_ids=tuple(q.id for q, _ in drawn),
-            orders=tuple(shuffled_order(len(q.choices), self.quiz.rng) for q, _ in drawn),
-            now_ms=now,
-            kind="review",
-            params=tuple(params for _, params in drawn),
-        )
-        return ReviewOpening(ReviewQuestion(run, 0, drawn[0][0]), resumed=False)
+        orders = tuple(shuffled_order(len(q.choices), self.quiz.rng) for q, _ in drawn)
+        for _ in range(3):
+            run, created = await self.storage.test_runs.start_review(
+                guild_id=guild_id,
+                user_id=user_id,
+                question_ids=tuple(q.id for q, _ in drawn),
+                orders=orders,
+                now_ms=now,
+                params=tuple(params for _, params in drawn),
+            )
+            if created:
+                return ReviewOpening(ReviewQuestion(run, 0, drawn[0][0]), resumed=False)
+            # Another /tpquiz review of the member (a double tap, a second device) opened
+            # a round first: this one continues it. Should its every question have been
+            # answered meanwhile, it is finished and this plan is tried again.
+            if (resumed := await self._resume(run)) is not None:
+                return resumed
+        raise QuizError("unknown_review")
+
+    async def _resume(self, run: TestRun) -> ReviewOpening | None:
+        """The open round's first unanswered question; None (the round finished) if none."""
+        answered, remaining = await self._remaining(run)
+        if remaining:
+            current = ReviewQuestion(run, remaining[0], self.question_at(run, remaining[0]))
+            return ReviewOpening(current, resumed=True)
+        await self._finish(run, answered)
+        return None
 
     async def answer(
         self,
@@ -175,7 +190,10 @@ class ReviewService:
         result = await self.quiz.record_answer(
             guild_id, user_id, name, question, choice_index, test_run_id=run_id
         )
-        assert result is not None  # only a post closes
+        if result is None:
+            # The round finished with this question unanswered: migration 0011 closed it
+            # for a newer open round, which alone takes answers now.
+            raise QuizError("review_closed")
         answered_now = ReviewQuestion(run, position, question)
         answered, remaining = await self._remaining(run)
         if remaining:

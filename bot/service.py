@@ -298,7 +298,8 @@ class QuizService:
         result = await self.record_answer(
             guild_id, user_id, name, question, choice_index, test_run_id=run_id
         )
-        assert result is not None  # only a post closes
+        if result is None:  # a finished run takes no new answer; a test finishes when full
+            raise QuizError("unknown_test")
         answered = await self.storage.test_runs.answers(run_id)
         remaining = [i for i, qid in enumerate(run.question_ids) if qid not in answered]
         if remaining:

@@ -38,8 +38,9 @@ class AnswerStore:
 
         Returns the outcome; when the member had already answered this post (or this
         test question), nothing is written and the first answer's outcome comes back
-        with `duplicate=True`. None when the post had closed by the time the click
-        reached the database: nothing is written and the click scores nothing.
+        with `duplicate=True`. None when the post had closed (or the run had finished)
+        by the time the click reached the database: nothing is written and the click
+        scores nothing.
         Raises WriteFailed when the batch holding it did not commit.
         """
         if (post_id is None) == (test_run_id is None):

@@ -57,7 +57,8 @@ class PostGone(LookupError):
 
 
 def record_click(conn: sqlite3.Connection, click: Click) -> AnswerResult | None:
-    """The whole click on the database thread; None when its post had closed.
+    """The whole click on the database thread; None when its post had closed (or its
+    run had finished: `_BEFORE_TEST`).
 
     Raises PostGone when the post no longer exists (nothing is written)."""
     buckets = period_buckets(click.now_ms)
@@ -87,7 +88,7 @@ def decide(click: Click, before: ClickBefore) -> ClickDecision:
 
 
 _BEFORE = (
-    "SELECT p.closed_at IS NOT NULL OR p.id IS NULL, p.id IS NULL, prev.choice_index, prev.correct, prev.points,"
+    "SELECT {closed}, p.id IS NULL, prev.choice_index, prev.correct, prev.points,"
     " NOT EXISTS (SELECT 1 FROM answers WHERE guild_id = :guild AND user_id = :user"
     "  AND question_id = :question AND first = 1),"
     " m.user_id, m.name, m.points, m.answered, m.correct, m.streak, m.best_streak,"
@@ -111,8 +112,20 @@ _BEFORE = (
     " LEFT JOIN daily_streaks AS st ON ds.local_date IS NOT NULL AND st.guild_id = :guild"
     "  AND st.user_id = :user"
 )
-_BEFORE_POST = _BEFORE.format(earlier="prev.post_id = :post AND prev.user_id = :user")
-_BEFORE_TEST = _BEFORE.format(earlier="prev.test_run_id = :run AND prev.question_id = :question")
+_BEFORE_POST = _BEFORE.format(
+    closed="p.closed_at IS NOT NULL OR p.id IS NULL",
+    earlier="prev.post_id = :post AND prev.user_id = :user",
+)
+# A finished run (test or review round) takes no new answer; a question it holds an
+# answer to still replies with that answer (a double click on the last one). Runs finish
+# when every question is answered, except review rounds that migration 0011 closed
+# because a newer one was open: their unanswered questions must not count a second time
+# through that newer round (issue 31).
+_BEFORE_TEST = _BEFORE.format(
+    closed="prev.choice_index IS NULL"
+    " AND (SELECT finished_at FROM test_runs WHERE id = :run) IS NOT NULL",
+    earlier="prev.test_run_id = :run AND prev.question_id = :question",
+)
 
 
 def read_before(
@@ -141,7 +154,7 @@ def read_before(
         streak = None if row[29] is None else DailyStreak(str(row[29]), int(row[30]), int(row[31]))
         daily = DailyBefore(str(row[27]), row[28], streak)
     return ClickBefore(
-        closed=click.post_id is not None and bool(row[0]),
+        closed=bool(row[0]),
         earlier=None if row[2] is None else Earlier(int(row[2]), bool(row[3]), int(row[4])),
         first_for_question=bool(row[5]),
         score=None if row[6] is None else MemberScore(*row[6:13]),

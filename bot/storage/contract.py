@@ -150,6 +150,21 @@ class TestRunsContract(Protocol):
         params: tuple[str | None, ...] | None = None,
     ) -> TestRun: ...
 
+    async def start_review(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_ids: tuple[str, ...],
+        orders: tuple[tuple[int, ...], ...],
+        now_ms: int,
+        params: tuple[str | None, ...],
+    ) -> tuple[TestRun, bool]:
+        """Open a review round with this plan (True), or return the member's open one in
+        the server unchanged (False): one open round per member and server, the unique
+        index of migration 0011, however many `/tpquiz review` race."""
+        ...
+
     async def get(self, run_id: int) -> TestRun | None: ...
 
     async def open_review(self, guild_id: int, user_id: int) -> TestRun | None: ...

@@ -1,7 +1,9 @@
 """Personal runs, the test and review rounds: the plan chosen at start, the score at the end.
 
 A review round (issue #12) is a run of kind 'review'; its computed questions keep the
-numbers drawn at its start in `params` (one JSON text or None per position).
+numbers drawn at its start in `params` (one JSON text or None per position). A member
+has at most one open review round per server: the unique index of migration 0011 says
+so, and `start_review` is the insert-or-get that relies on it (issue 31).
 """
 
 from __future__ import annotations
@@ -10,6 +12,10 @@ import json
 from dataclasses import dataclass
 
 from .db import Database
+
+#: The conflict target of the unique index test_runs_one_open_review (migration 0011):
+#: a member's open review round in a server. Both backends' `start_review` use it.
+OPEN_REVIEW = "(guild_id, user_id) WHERE kind = 'review' AND finished_at IS NULL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +68,52 @@ class TestRunStore:
         assert run is not None
         return run
 
+    async def start_review(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_ids: tuple[str, ...],
+        orders: tuple[tuple[int, ...], ...],
+        now_ms: int,
+        params: tuple[str | None, ...],
+    ) -> tuple[TestRun, bool]:
+        """Open a review round with this plan; True when it was stored.
+
+        When the member already has an open round in the server (another `/tpquiz
+        review` won the race), nothing is written and that round comes back with False.
+        One statement decides, against the unique index, inside one write transaction.
+        """
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "INSERT INTO test_runs (guild_id, user_id, question_ids, orders, started_at,"
+                " kind, params) VALUES (?, ?, ?, ?, ?, 'review', ?)"
+                f" ON CONFLICT {OPEN_REVIEW} DO NOTHING",
+                (
+                    guild_id,
+                    user_id,
+                    json.dumps(question_ids),
+                    json.dumps(orders),
+                    now_ms,
+                    json.dumps(params),
+                ),
+            )
+            created = cur.rowcount == 1
+            if created:
+                run_id = int(cur.lastrowid or 0)
+            else:
+                async with conn.execute(
+                    "SELECT id FROM test_runs WHERE guild_id = ? AND user_id = ?"
+                    " AND kind = 'review' AND finished_at IS NULL",
+                    (guild_id, user_id),
+                ) as found:
+                    row = await found.fetchone()
+                assert row is not None  # the conflict was with it, in this transaction
+                run_id = int(row[0])
+        run = await self.get(run_id)
+        assert run is not None
+        return run, created
+
     async def get(self, run_id: int) -> TestRun | None:
         async with self.db.conn.execute(
             "SELECT id, guild_id, user_id, question_ids, orders, started_at, finished_at, score,"
@@ -85,10 +137,10 @@ class TestRunStore:
         )
 
     async def open_review(self, guild_id: int, user_id: int) -> TestRun | None:
-        """The member's unfinished review round in the server, newest first, if any."""
+        """The member's open review round in the server, if any (there is at most one)."""
         async with self.db.conn.execute(
             "SELECT id FROM test_runs WHERE guild_id = ? AND user_id = ? AND kind = 'review'"
-            " AND finished_at IS NULL ORDER BY id DESC LIMIT 1",
+            " AND finished_at IS NULL",
             (guild_id, user_id),
         ) as cur:
             row = await cur.fetchone()

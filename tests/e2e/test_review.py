@@ -3,12 +3,13 @@
 A member misses a question in a post and one in the test; a day later the review brings
 those two first, each answer shows its feedback at once, right answers push a card days
 ahead and a wrong one brings it back the next day. The round survives a restart, and a
-second `/tpquiz review` continues it. A computed question is one card, and comes back
-with numbers of its own.
+second `/tpquiz review` continues it, also when five are sent at once. A computed
+question is one card, and comes back with numbers of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sqlite3
@@ -166,6 +167,36 @@ async def test_a_round_survives_a_restart_and_a_second_command_continues_it(
         assert "You already answered" in callback_message(again)["embeds"][0]["description"]
         ((answers,),) = rows(quiz, "SELECT COUNT(*) FROM answers WHERE user_id = ?", BOB)
         assert answers == 2
+
+
+async def test_five_review_commands_at_once_open_one_round_each_reply_continues(
+    quiz: QuizHarness,
+) -> None:
+    """A double tap or two devices (issue 31): one round, whichever command wins."""
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        payloads = [quiz.command(alice, "review") for _ in range(5)]
+        replies = await asyncio.gather(*(quiz.loopback.interact(p) for p in payloads))
+        assert rows(quiz, "SELECT COUNT(*) FROM test_runs WHERE kind = 'review'") == [(1,)]
+        ((round_id,),) = rows(quiz, "SELECT id FROM test_runs WHERE kind = 'review'")
+        chosen = review_round(quiz, ALICE)
+        messages = [callback_message(r) for r in replies]
+        assert [run_id(m) for m in messages] == [round_id] * 5
+        embeds = [m["embeds"][0] for m in messages]
+        assert [e["author"]["name"] for e in embeds] == ["Question 1/10"] * 5
+        assert all(quiz.bank[chosen[0]].text.en in e["description"] for e in embeds)
+        continuing = ["Continuing your open review round" in e["description"] for e in embeds]
+        assert sorted(continuing) == [False] + [True] * 4
+        # The first question answered from two of the replies counts once.
+        right = quiz.bank[chosen[0]].correct_index
+        first = await quiz.click(created_message_id(replies[0]), choose(messages[0], right), alice)
+        assert callback_message(first)["embeds"][0]["title"] == "✅ Correct!"
+        again = await quiz.click(created_message_id(replies[3]), choose(messages[3], right), alice)
+        assert "You already answered" in callback_message(again)["embeds"][0]["description"]
+        assert rows(quiz, "SELECT COUNT(*), SUM(points) FROM answers WHERE user_id = ?", ALICE) == [
+            (1, 1)
+        ]
+        assert rows(quiz, "SELECT reps FROM cards WHERE user_id = ?", ALICE) == [(1,)]
 
 
 def first_now(quiz: QuizHarness, message_id: int) -> dict[str, Any]:

@@ -82,17 +82,20 @@ async def test_a_run_reads_back_and_finishes_once(backend: Backend) -> None:
     assert await backend.test_runs.open_review(BIG_ID, 7) is None
 
 
-async def test_the_newest_open_review_is_the_one(backend: Backend) -> None:
-    def start(kind: str, now: int) -> Awaitable[TestRun]:
+async def test_a_members_one_open_review_beside_tests_and_other_members(
+    backend: Backend,
+) -> None:
+    def start(kind: str, user: int, now: int) -> Awaitable[TestRun]:
         return backend.test_runs.create(
-            guild_id=1, user_id=2, question_ids=("a",), orders=((0,),), now_ms=now, kind=kind
+            guild_id=1, user_id=user, question_ids=("a",), orders=((0,),), now_ms=now, kind=kind
         )
 
-    await start("review", 1)
-    newest = await start("review", 2)
-    await start("test", 3)
-    assert newest.params == ()
-    assert await backend.test_runs.open_review(1, 2) == newest
+    review = await start("review", 2, 1)
+    await start("test", 2, 2)
+    await start("test", 2, 3)  # open tests do not count: only review rounds are unique
+    await start("review", 4, 4)
+    assert review.params == ()
+    assert await backend.test_runs.open_review(1, 2) == review
     assert await backend.test_runs.open_review(1, 3) is None
 
 

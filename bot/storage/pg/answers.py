@@ -2,8 +2,9 @@
 
 `PgAnswerStore.record` takes the same arguments and gives the same results as the SQLite
 store: the outcome, the first answer's outcome with `duplicate=True`, None when the post
-had closed, `PostGone` when it is gone, `WriteFailed` when nothing could be saved. The
-click itself, its locks and why there is no group commit here: bot/storage/pg/clicks.py.
+had closed (or the run finished), `PostGone` when it is gone, `WriteFailed` when nothing
+could be saved. The click itself, its locks and why there is no group commit here:
+bot/storage/pg/clicks.py.
 """
 
 from __future__ import annotations

@@ -103,7 +103,8 @@ def member_lock_key(guild_id: int, user_id: int) -> int:
 
 
 async def record_click(db: PgDatabase, click: Click) -> AnswerResult | None:
-    """The whole click in one transaction; None when its post had closed.
+    """The whole click in one transaction; None when its post had closed (or its run
+    had finished: bot/storage/clicks.py `_BEFORE_TEST`).
 
     Raises PostGone when the post no longer exists (nothing is written), and WriteFailed
     when the server or the connection failed (nothing was saved)."""
@@ -161,7 +162,7 @@ async def read_before(conn: asyncpg.Connection, click: Click, buckets: Buckets) 
         streak = None if row[29] is None else DailyStreak(str(row[29]), int(row[30]), int(row[31]))
         daily = DailyBefore(str(row[27]), row[28], streak)
     return ClickBefore(
-        closed=click.post_id is not None and bool(row[0]),
+        closed=bool(row[0]),
         earlier=None if row[2] is None else Earlier(int(row[2]), bool(row[3]), int(row[4])),
         first_for_question=bool(row[5]),
         score=None if row[6] is None else MemberScore(*row[6:13]),

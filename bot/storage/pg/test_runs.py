@@ -10,7 +10,7 @@ import json
 
 import asyncpg
 
-from ..test_runs import TestRun
+from ..test_runs import OPEN_REVIEW, TestRun
 from .db import PgDatabase
 
 _COLUMNS = (
@@ -63,15 +63,55 @@ class PgTestRunStore:
         assert row is not None
         return _run(row)
 
+    async def start_review(
+        self,
+        *,
+        guild_id: int,
+        user_id: int,
+        question_ids: tuple[str, ...],
+        orders: tuple[tuple[int, ...], ...],
+        now_ms: int,
+        params: tuple[str | None, ...],
+    ) -> tuple[TestRun, bool]:
+        """Open a review round with this plan; True when it was stored (TestRunsContract).
+
+        The insert waits for a concurrent one of the same member to commit, then does
+        nothing; the read that follows (a statement of its own, so it sees that commit)
+        returns the round that won. Should that round be finished in between (its last
+        answer), the insert is tried again.
+        """
+        plan = (json.dumps(question_ids), json.dumps(orders), now_ms, json.dumps(params))
+        async with self.db.transaction() as conn:
+            for _ in range(3):
+                row = await conn.fetchrow(
+                    "INSERT INTO test_runs (guild_id, user_id, question_ids, orders,"
+                    " started_at, kind, params) VALUES ($1, $2, $3, $4, $5, 'review', $6)"
+                    f" ON CONFLICT {OPEN_REVIEW} DO NOTHING RETURNING {_COLUMNS}",
+                    guild_id,
+                    user_id,
+                    *plan,
+                )
+                if row is not None:
+                    return _run(row), True
+                row = await conn.fetchrow(
+                    f"SELECT {_COLUMNS} FROM test_runs WHERE guild_id = $1 AND user_id = $2"
+                    " AND kind = 'review' AND finished_at IS NULL",
+                    guild_id,
+                    user_id,
+                )
+                if row is not None:
+                    return _run(row), False
+        raise RuntimeError(f"no open review round of member {user_id} could be stored or read")
+
     async def get(self, run_id: int) -> TestRun | None:
         row = await self.db.fetchrow(f"SELECT {_COLUMNS} FROM test_runs WHERE id = $1", run_id)
         return None if row is None else _run(row)
 
     async def open_review(self, guild_id: int, user_id: int) -> TestRun | None:
-        """The member's unfinished review round in the server, newest first, if any."""
+        """The member's open review round in the server, if any (there is at most one)."""
         row = await self.db.fetchrow(
             f"SELECT {_COLUMNS} FROM test_runs WHERE guild_id = $1 AND user_id = $2"
-            " AND kind = 'review' AND finished_at IS NULL ORDER BY id DESC LIMIT 1",
+            " AND kind = 'review' AND finished_at IS NULL",
             guild_id,
             user_id,
         )

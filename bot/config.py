@@ -14,7 +14,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from dotenv import dotenv_values
 
@@ -199,15 +199,22 @@ class DatabaseUrl:
         return text
 
     @classmethod
-    def parse(cls, text: str) -> DatabaseUrl:
-        """A URL from the environment; ConfigError (never showing the password) if unusable."""
+    def parse(cls, text: str, name: str = "TPQUIZ_DATABASE_URL") -> DatabaseUrl:
+        """A URL from the environment; ConfigError (never showing the password) if unusable.
+
+        `name` says where the URL came from (the setting, or `db copy`'s option). A URL
+        with an `@` after its host part is refused: that is how a password holding an
+        unescaped `/`, `?`, `#` or `@` reads, and a driver would take part of the password
+        for the host or the database (and print it in its errors).
+        """
+        shown = redact_url(text)
         try:
             parts = urlsplit(text)
             parts.port  # noqa: B018 - raises ValueError for a port that is not a number
         except ValueError:
             raise ConfigError(
-                f"TPQUIZ_DATABASE_URL is not a valid URL ({redact_url(text)}): write "
-                "postgresql://user:password@host:5432/database"
+                f"{name} is not a valid URL ({shown}): write "
+                f"postgresql://user:password@host:5432/database; {ESCAPE_HINT}"
             ) from None
         if parts.scheme not in POSTGRES_SCHEMES:
             hint = (
@@ -215,37 +222,71 @@ class DatabaseUrl:
                 if "sqlite" in parts.scheme
                 else ""
             )
+            # The scheme only when it is one (`tpq:pw@host` parses with scheme "tpq").
+            scheme = parts.scheme if text.lower().startswith(f"{parts.scheme}://") else ""
             raise ConfigError(
-                f"TPQUIZ_DATABASE_URL must start with postgresql://, not "
-                f"{(parts.scheme or text[:12])!r}{hint}: e.g. "
-                "postgresql://user:password@host:5432/database"
+                f"{name} must start with postgresql://, not {_shown(scheme or shown)}{hint}: "
+                "e.g. postgresql://user:password@host:5432/database"
+            )
+        if "@" in parts.path + parts.query + parts.fragment:
+            raise ConfigError(
+                f"{name} is not a valid URL ({shown}): it has an '@' after the host, as when "
+                f"the password holds an unescaped character; {ESCAPE_HINT}"
             )
         if not parts.path.strip("/"):
             raise ConfigError(
-                f"TPQUIZ_DATABASE_URL names no database ({redact_url(text)}): add it after "
+                f"{name} names no database ({shown}): add it after "
                 "the host, e.g. postgresql://user:password@host:5432/tpquiz"
             )
         return cls(text)
 
 
+#: How to write the characters a URL's password cannot hold as they are.
+ESCAPE_HINT = "in the password write / ? # @ as %2F %3F %23 %40"
+#: The scheme and "//" of a URL; without "//", "tpq:pw@host" would read as scheme "tpq".
+_URL_START = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//")
+#: A `password=` query parameter's value (up to the next parameter).
+_QUERY_PASSWORD = re.compile(r"[?&]password=([^&]*)")
+
+
+def _secret_spans(url: str) -> list[tuple[int, int]]:
+    """Where `url` may hold a password, as (start, end) offsets, merged and sorted.
+
+    Found on the raw text, not on a parse: a password holding an unescaped `/`, `?`, `#`
+    or `@` makes a URL parser end the user part early and show the rest as host or
+    path. So everything between the first `:` of the user part and the LAST `@` counts
+    as password, and so does the value of a `password=` parameter.
+    """
+    spans: list[tuple[int, int]] = []
+    start = _URL_START.match(url)
+    begin = start.end() if start else 0
+    at = url.rfind("@", begin)
+    if at != -1:
+        colon = url.find(":", begin, at)
+        if colon != -1:
+            spans.append((colon + 1, at))
+    spans += [m.span(1) for m in _QUERY_PASSWORD.finditer(url, begin)]
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(spans):
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
+
+
 def redact_url(url: str) -> str:
-    """`url` with its password (user part and ?password=) replaced by ***."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, hostinfo = netloc.rpartition("@")
-        user, colon, _ = userinfo.partition(":")
-        netloc = f"{user}:{REDACTED}@{hostinfo}" if colon else netloc
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(k == "password" for k, _ in pairs):
-            pairs = [(k, REDACTED if k == "password" else v) for k, v in pairs]
-            query = urlencode(pairs, safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    """`url` with its password (user part and ?password=) replaced by ***.
+
+    Never shows what lies between `user:` and the last `@`, even in a URL no parser
+    accepts (see `_secret_spans`).
+    """
+    pieces, done = [], 0
+    for low, high in _secret_spans(url):
+        pieces += [url[done:low], REDACTED]
+        done = high
+    pieces.append(url[done:])
+    return "".join(pieces)
 
 
 @dataclass(frozen=True)

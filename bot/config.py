@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from dotenv import dotenv_values
 
 from bot.endpoints import endpoint_problem
+from bot.redaction import REDACTED, redact_url
 from bot.shards import MAX_SHARD_COUNT, parse_shard_ids
 
 DEFAULT_DB = Path("data") / "tpquiz.sqlite3"
@@ -157,8 +158,8 @@ def token_problem(token: str | None) -> str | None:
 
 #: The URL schemes libpq and asyncpg accept for PostgreSQL.
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-#: What a redacted URL shows in place of the password.
-REDACTED = "***"
+#: How to write the characters a URL's password cannot hold as they are.
+ESCAPE_HINT = "in the password write / ? # @ as %2F %3F %23 %40"
 
 
 @dataclass(frozen=True)
@@ -241,52 +242,22 @@ class DatabaseUrl:
         return cls(text)
 
 
-#: How to write the characters a URL's password cannot hold as they are.
-ESCAPE_HINT = "in the password write / ? # @ as %2F %3F %23 %40"
-#: The scheme and "//" of a URL; without "//", "tpq:pw@host" would read as scheme "tpq".
-_URL_START = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//")
-#: A `password=` query parameter's value (up to the next parameter).
-_QUERY_PASSWORD = re.compile(r"[?&]password=([^&]*)")
+def setting_values(
+    environ: Mapping[str, str] | None = None,
+    env_file: Path | None = Path(".env"),
+    *,
+    env_file_required: bool = False,
+) -> dict[str, str]:
+    """The `.env` file's values under the environment's (the environment wins).
 
-
-def _secret_spans(url: str) -> list[tuple[int, int]]:
-    """Where `url` may hold a password, as (start, end) offsets, merged and sorted.
-
-    Found on the raw text, not on a parse: a password holding an unescaped `/`, `?`, `#`
-    or `@` makes a URL parser end the user part early and show the rest as host or
-    path. So everything between the first `:` of the user part and the LAST `@` counts
-    as password, and so does the value of a `password=` parameter.
+    What `Settings.from_env` reads; also for a value a command names by its variable
+    (`db copy --to-env VAR`), so that it is found where every setting is.
     """
-    spans: list[tuple[int, int]] = []
-    start = _URL_START.match(url)
-    begin = start.end() if start else 0
-    at = url.rfind("@", begin)
-    if at != -1:
-        colon = url.find(":", begin, at)
-        if colon != -1:
-            spans.append((colon + 1, at))
-    spans += [m.span(1) for m in _QUERY_PASSWORD.finditer(url, begin)]
-    merged: list[tuple[int, int]] = []
-    for low, high in sorted(spans):
-        if merged and low <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
-        else:
-            merged.append((low, high))
-    return merged
-
-
-def redact_url(url: str) -> str:
-    """`url` with its password (user part and ?password=) replaced by ***.
-
-    Never shows what lies between `user:` and the last `@`, even in a URL no parser
-    accepts (see `_secret_spans`).
-    """
-    pieces, done = [], 0
-    for low, high in _secret_spans(url):
-        pieces += [url[done:low], REDACTED]
-        done = high
-    pieces.append(url[done:])
-    return "".join(pieces)
+    values: dict[str, str] = {}
+    if env_file is not None:
+        values.update(read_env_file(Path(env_file), required=env_file_required))
+    values.update(os.environ if environ is None else environ)
+    return values
 
 
 @dataclass(frozen=True)
@@ -341,10 +312,7 @@ class Settings:
         `env_file_required`: the file was named by the user (--env-file), so its absence
         is an error rather than the normal case.
         """
-        values: dict[str, str] = {}
-        if env_file is not None:
-            values.update(read_env_file(Path(env_file), required=env_file_required))
-        values.update(os.environ if environ is None else environ)
+        values = setting_values(environ, env_file, env_file_required=env_file_required)
 
         def get(name: str) -> str | None:
             value = values.get(name, "").strip()

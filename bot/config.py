@@ -14,11 +14,12 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from dotenv import dotenv_values
 
 from bot.endpoints import endpoint_problem
+from bot.redaction import REDACTED, redact_url
 from bot.shards import MAX_SHARD_COUNT, parse_shard_ids
 
 DEFAULT_DB = Path("data") / "tpquiz.sqlite3"
@@ -157,8 +158,8 @@ def token_problem(token: str | None) -> str | None:
 
 #: The URL schemes libpq and asyncpg accept for PostgreSQL.
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-#: What a redacted URL shows in place of the password.
-REDACTED = "***"
+#: How to write the characters a URL's password cannot hold as they are.
+ESCAPE_HINT = "in the password write / ? # @ as %2F %3F %23 %40"
 
 
 @dataclass(frozen=True)
@@ -199,15 +200,22 @@ class DatabaseUrl:
         return text
 
     @classmethod
-    def parse(cls, text: str) -> DatabaseUrl:
-        """A URL from the environment; ConfigError (never showing the password) if unusable."""
+    def parse(cls, text: str, name: str = "TPQUIZ_DATABASE_URL") -> DatabaseUrl:
+        """A URL from the environment; ConfigError (never showing the password) if unusable.
+
+        `name` says where the URL came from (the setting, or `db copy`'s option). A URL
+        with an `@` after its host part is refused: that is how a password holding an
+        unescaped `/`, `?`, `#` or `@` reads, and a driver would take part of the password
+        for the host or the database (and print it in its errors).
+        """
+        shown = redact_url(text)
         try:
             parts = urlsplit(text)
             parts.port  # noqa: B018 - raises ValueError for a port that is not a number
         except ValueError:
             raise ConfigError(
-                f"TPQUIZ_DATABASE_URL is not a valid URL ({redact_url(text)}): write "
-                "postgresql://user:password@host:5432/database"
+                f"{name} is not a valid URL ({shown}): write "
+                f"postgresql://user:password@host:5432/database; {ESCAPE_HINT}"
             ) from None
         if parts.scheme not in POSTGRES_SCHEMES:
             hint = (
@@ -215,37 +223,41 @@ class DatabaseUrl:
                 if "sqlite" in parts.scheme
                 else ""
             )
+            # The scheme only when it is one (`tpq:pw@host` parses with scheme "tpq").
+            scheme = parts.scheme if text.lower().startswith(f"{parts.scheme}://") else ""
             raise ConfigError(
-                f"TPQUIZ_DATABASE_URL must start with postgresql://, not "
-                f"{(parts.scheme or text[:12])!r}{hint}: e.g. "
-                "postgresql://user:password@host:5432/database"
+                f"{name} must start with postgresql://, not {_shown(scheme or shown)}{hint}: "
+                "e.g. postgresql://user:password@host:5432/database"
+            )
+        if "@" in parts.path + parts.query + parts.fragment:
+            raise ConfigError(
+                f"{name} is not a valid URL ({shown}): it has an '@' after the host, as when "
+                f"the password holds an unescaped character; {ESCAPE_HINT}"
             )
         if not parts.path.strip("/"):
             raise ConfigError(
-                f"TPQUIZ_DATABASE_URL names no database ({redact_url(text)}): add it after "
+                f"{name} names no database ({shown}): add it after "
                 "the host, e.g. postgresql://user:password@host:5432/tpquiz"
             )
         return cls(text)
 
 
-def redact_url(url: str) -> str:
-    """`url` with its password (user part and ?password=) replaced by ***."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, hostinfo = netloc.rpartition("@")
-        user, colon, _ = userinfo.partition(":")
-        netloc = f"{user}:{REDACTED}@{hostinfo}" if colon else netloc
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(k == "password" for k, _ in pairs):
-            pairs = [(k, REDACTED if k == "password" else v) for k, v in pairs]
-            query = urlencode(pairs, safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+def setting_values(
+    environ: Mapping[str, str] | None = None,
+    env_file: Path | None = Path(".env"),
+    *,
+    env_file_required: bool = False,
+) -> dict[str, str]:
+    """The `.env` file's values under the environment's (the environment wins).
+
+    What `Settings.from_env` reads; also for a value a command names by its variable
+    (`db copy --to-env VAR`), so that it is found where every setting is.
+    """
+    values: dict[str, str] = {}
+    if env_file is not None:
+        values.update(read_env_file(Path(env_file), required=env_file_required))
+    values.update(os.environ if environ is None else environ)
+    return values
 
 
 @dataclass(frozen=True)
@@ -300,10 +312,7 @@ class Settings:
         `env_file_required`: the file was named by the user (--env-file), so its absence
         is an error rather than the normal case.
         """
-        values: dict[str, str] = {}
-        if env_file is not None:
-            values.update(read_env_file(Path(env_file), required=env_file_required))
-        values.update(os.environ if environ is None else environ)
+        values = setting_values(environ, env_file, env_file_required=env_file_required)
 
         def get(name: str) -> str | None:
             value = values.get(name, "").strip()

@@ -12,7 +12,8 @@ this tpquiz, a file that is not tpquiz's, a database deleted beside an earlier r
 lock) with the same sentences (bot.storage.problems). Exit status: 0 done, 1 the database
 cannot be used or upgraded, 2 a setting is wrong, as in bot/ops_commands.py.
 
-`copy --from sqlite:///path --to postgresql://...` moves a SQLite database into PostgreSQL
+`copy --from sqlite:///path --to-file PATH` (or --to-env VAR, or --to URL: see
+bot/db_copy_target.py for why not the last) moves a SQLite database into PostgreSQL
 (issue 15, bot/storage/pg/copy.py) and then checks the copy rather than trusting it: the
 rows of every table are counted on both sides and every server's leaderboards (all time,
 this week, this month) are read from both and compared, so an operator switching
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.config import ConfigError, DatabaseUrl, Settings
+from bot.db_copy_target import add_target_options, copy_target
 from bot.storage import problems
 
 if TYPE_CHECKING:
@@ -208,22 +210,6 @@ def _copy_source(args: argparse.Namespace) -> Path:
     return Path(text[len("sqlite://") :])
 
 
-def _copy_target(args: argparse.Namespace) -> DatabaseUrl:
-    """--to postgresql://..., else the TPQUIZ_DATABASE_URL setting."""
-    if args.target is not None:
-        try:
-            return DatabaseUrl.parse(args.target)
-        except ConfigError as exc:
-            raise ConfigError(f"--to: {exc}") from None
-    url = _settings(args).database_url
-    if url is None:
-        raise ConfigError(
-            "say where to copy to: --to postgresql://user:password@host:5432/tpquiz"
-            " (or set TPQUIZ_DATABASE_URL)"
-        )
-    return url
-
-
 async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
     """(servers compared, the leaderboards that differ) between the file and the copy."""
     from datetime import UTC, datetime
@@ -319,7 +305,8 @@ def cmd_copy(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = s
     from bot.runlock import hold_run_lock
 
     def work() -> int:
-        path, url = _copy_source(args), _copy_target(args)
+        path = _copy_source(args)
+        url = copy_target(args, lambda: _settings(args), err)
         with hold_run_lock(path, wait=0):
             return asyncio.run(_copy(path, url, force=args.force, out=out, err=err))
 
@@ -360,12 +347,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="sqlite:///PATH",
         help="the SQLite file (default: TPQUIZ_DB)",
     )
-    copy.add_argument(
-        "--to",
-        dest="target",
-        metavar="postgresql://...",
-        help="the PostgreSQL database (default: TPQUIZ_DATABASE_URL)",
-    )
+    add_target_options(copy)
     copy.add_argument(
         "--force",
         action="store_true",

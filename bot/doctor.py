@@ -346,8 +346,12 @@ async def check_discord(settings: Settings, wait: float = 10.0) -> list[Check]:
 async def run_doctor(settings: Settings, *, offline: bool = False) -> list[Check]:
     """Every check, in order; the caller prints them and exits 1 if any failed."""
     results = check_token(settings)
-    results += await check_database(settings)
-    results += await check_postgres(settings)
+    # The backend the bot would use: the SQLite file only when no PostgreSQL URL is set
+    # (bot/storage/pg/storage.py `open_storage` decides the same way).
+    if settings.database_url is None:
+        results += await check_database(settings)
+    else:
+        results += await check_postgres(settings)
     results += await asyncio.to_thread(check_bank, settings)
     if offline:
         results.append(Check("skip", "discord", "skipped (--offline)"))

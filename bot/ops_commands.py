@@ -180,8 +180,10 @@ def cmd_health(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         return 1
     max_age = args.max_age if args.max_age is not None else settings.health_max_age
     path = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-    db_path = None if str(settings.db_path) == ":memory:" else settings.db_path
-    verdict = check_heartbeat(path, max_age, db_path=db_path)
+    # On PostgreSQL no file can be deleted under the bot, and TPQUIZ_DB names none: the
+    # heartbeat's last database write (a commit to the server) is the database's check.
+    on_file = settings.database_url is None and str(settings.db_path) != ":memory:"
+    verdict = check_heartbeat(path, max_age, db_path=settings.db_path if on_file else None)
     out.write(f"{verdict.line}\n")
     return 0 if verdict.healthy else 1
 

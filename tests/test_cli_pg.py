@@ -189,7 +189,8 @@ async def test_db_status_on_an_unreachable_server_is_one_line_without_password(
 
 async def test_db_copy_leaves_the_target_vacuumed_and_analysed(tmp_path: Path, pg_url: str) -> None:
     db = await _played(tmp_path / "q.sqlite3")
-    result = tpquiz("db", "copy", "--from", f"sqlite://{db}", "--to", pg_url, cwd=tmp_path)
+    copy = ("db", "copy", "--from", f"sqlite://{db}", "--to-env", "PG_TARGET")
+    result = tpquiz(*copy, cwd=tmp_path, PG_TARGET=pg_url)
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
     assert result.stdout.splitlines()[-1].startswith("db copy: ran VACUUM (ANALYZE) on the target")
     conn = await asyncpg.connect(pg_url)

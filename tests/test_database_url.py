@@ -97,3 +97,98 @@ def test_run_refuses_an_unusable_postgresql_in_one_line(tmp_path: Path) -> None:
     assert result.stderr.startswith(expected), result.stderr
     assert SECRET not in result.stderr + result.stdout
     assert not (tmp_path / "data").exists()  # nothing was created on the way
+
+
+# A password holding an unescaped / ? # or @ (issue 31, defect 3): a URL parser ends the
+# user part early and shows the rest as host or path, so redaction goes by the raw text.
+#: Password pieces, each distinctive enough that finding it in output means a leak.
+PIECES = ("Tr0ub4dor", "Xk9qWv", "3xyzQ")
+
+
+def _unescaped(sep: str, at_first: bool = False) -> str:
+    """A URL whose password holds `sep` unescaped (and, with `at_first`, an '@' before it)."""
+    first, middle, last = PIECES
+    password = f"{first}@{middle}{sep}{last}" if at_first else f"{first}{sep}{last}"
+    return f"postgresql://tpq:{password}@127.0.0.1:1/tpquiz"
+
+
+UNESCAPED = [
+    pytest.param(_unescaped(sep, at_first), id=f"{name}{'-after-at' if at_first else ''}")
+    for sep, name in (("/", "slash"), ("?", "question"), ("#", "hash"))
+    for at_first in (False, True)
+]
+
+
+@pytest.mark.parametrize("url", UNESCAPED)
+def test_an_unescaped_password_is_refused_and_never_shown(url: str) -> None:
+    assert redact_url(url) == "postgresql://tpq:***@127.0.0.1:1/tpquiz"
+    with pytest.raises(ConfigError) as caught:
+        DatabaseUrl.parse(url)
+    message = str(caught.value)
+    assert message.startswith(
+        "TPQUIZ_DATABASE_URL is not a valid URL (postgresql://tpq:***@127.0.0.1:1/tpquiz): "
+    ), message
+    assert message.endswith("in the password write / ? # @ as %2F %3F %23 %40")
+    assert not any(piece in message for piece in PIECES), message
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://h/d?password=p@Xk9qWv", "postgresql://h/d?password=***"),
+        ("//tpq:Tr0ub4dor@h/d", "//tpq:***@h/d"),  # no scheme
+        ("tpq:Tr0ub4dor@h/d", "tpq:***@h/d"),  # no "//": "tpq" is the user, not a scheme
+        # Both readings hidden: the user part's password, and a password= parameter.
+        ("postgresql://tpq:Tr0ub4dor?password=Xk9qWv@h/d", "postgresql://tpq:***"),
+    ],
+)
+def test_redaction_goes_by_the_raw_text(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env({"TPQUIZ_DATABASE_URL": url}, env_file=None)
+    assert "Tr0ub4dor" not in str(caught.value) and "Xk9qWv" not in str(caught.value)
+
+
+#: Every command that reads TPQUIZ_DATABASE_URL, with the arguments it needs, its exit
+#: status for a setting that is wrong, and where it says so.
+COMMANDS = [
+    pytest.param(args, status, stream, id="-".join(args))
+    for args, status, stream in (
+        (("run",), 2, "stderr"),
+        (("doctor", "--offline"), 2, "stdout"),
+        (("leaderboard", "--guild", "1"), 2, "stderr"),
+        (("forget-user", "--user", "1"), 2, "stderr"),
+        (("backup", "backups"), 2, "stderr"),
+        (("db", "status"), 2, "stderr"),
+        (("health",), 1, "stdout"),
+    )
+]
+
+
+@pytest.mark.parametrize(("args", "status", "stream"), COMMANDS)
+@pytest.mark.parametrize("url", [_unescaped("/"), _unescaped("/", at_first=True)])
+def test_no_command_prints_an_unescaped_password(
+    tmp_path: Path, args: tuple[str, ...], status: int, stream: str, url: str
+) -> None:
+    result = tpquiz(*args, cwd=tmp_path, DISCORD_TOKEN=FAKE_TOKEN, TPQUIZ_DATABASE_URL=url)
+    said = getattr(result, stream)
+    assert result.returncode == status, result.stderr + result.stdout
+    assert said.count("\n") == 1, said
+    assert "postgresql://tpq:***@127.0.0.1:1/tpquiz" in said
+    assert "%2F %3F %23 %40" in said
+    output = result.stdout + result.stderr
+    assert not any(piece in output for piece in PIECES), output
+    assert "Traceback" not in output
+
+
+@pytest.mark.parametrize("url", [_unescaped("?"), _unescaped("#", at_first=True)])
+def test_db_status_hides_a_password_with_a_question_mark_or_a_hash(
+    tmp_path: Path, url: str
+) -> None:
+    result = tpquiz("db", "status", cwd=tmp_path, TPQUIZ_DATABASE_URL=url)
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "tpquiz db status: TPQUIZ_DATABASE_URL is not a valid URL "
+        "(postgresql://tpq:***@127.0.0.1:1/tpquiz)"
+    )
+    assert not any(piece in result.stdout + result.stderr for piece in PIECES)

@@ -161,6 +161,13 @@ async def _played(path: Path) -> Path:
     return path
 
 
+def url_file(path: Path, url: str) -> Path:
+    """A file holding `url` as an operator keeps it: one line, readable by its owner only."""
+    path.write_text(url + "\n")
+    path.chmod(0o600)
+    return path
+
+
 def _password(url: str) -> str:
     from bot.config import DatabaseUrl
 
@@ -175,7 +182,11 @@ async def test_copy_copies_verifies_and_refuses_a_second_copy_without_force(
     db = await _played(tmp_path / "q.sqlite3")
     before = _digest(db)
     rows = read_status(db).rows
-    result = tpquiz("db", "copy", "--from", f"sqlite://{db}", "--to", pg_url, cwd=tmp_path)
+    # The documented way (docs/operations.md): the URL in a file, not on the command line.
+    target = url_file(tmp_path / "target.url", pg_url)
+    result = tpquiz(
+        "db", "copy", "--from", f"sqlite://{db}", "--to-file", str(target), cwd=tmp_path
+    )
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"db copy: {db} -> postgresql://") and "***" in lines[0]
@@ -189,9 +200,8 @@ async def test_copy_copies_verifies_and_refuses_a_second_copy_without_force(
     assert lines[-1].startswith("db copy: ran VACUUM (ANALYZE) on the target")
     assert _digest(db) == before  # the source is only read
 
-    again = tpquiz(
-        "db", "copy", "--from", f"sqlite://{db}", cwd=tmp_path, TPQUIZ_DATABASE_URL=pg_url
-    )
+    copy = ("db", "copy", "--from", f"sqlite://{db}", "--to-env", "PG_TARGET")
+    again = tpquiz(*copy, cwd=tmp_path, PG_TARGET=pg_url)
     assert again.returncode == 1 and again.stdout == ""
     assert "already holds rows (answers " in again.stderr and "--force" in again.stderr
     assert _password(pg_url) not in again.stderr + again.stdout
@@ -225,7 +235,14 @@ async def test_a_copy_that_differs_is_reported_and_exits_1(
 
     monkeypatch.setattr(copy, "copy_from_sqlite", lossy)
     out, err = io.StringIO(), io.StringIO()
-    args = argparse.Namespace(source=f"sqlite://{db}", target=pg_url, force=False, env_file=None)
+    args = argparse.Namespace(
+        source=f"sqlite://{db}",
+        target=None,
+        target_file=str(url_file(tmp_path / "target.url", pg_url)),
+        target_env=None,
+        force=False,
+        env_file=None,
+    )
     code = await asyncio.to_thread(db_commands.cmd_copy, args, out, err)
     assert code == 1
     (members,) = [line for line in out.getvalue().splitlines() if line.split()[0] == "members"]
@@ -239,7 +256,7 @@ def test_copy_refuses_a_wrong_source_an_old_file_and_a_running_bot(tmp_path: Pat
     wrong = tpquiz("db", "copy", "--from", "/plain/path", "--to", url, cwd=tmp_path)
     assert wrong.returncode == 2 and "--from must be a SQLite file as sqlite:///" in wrong.stderr
     nowhere = tpquiz("db", "copy", "--from", f"sqlite://{tmp_path}/q.sqlite3", cwd=tmp_path)
-    assert nowhere.returncode == 2 and "--to postgresql://" in nowhere.stderr
+    assert nowhere.returncode == 2 and "--to-file PATH" in nowhere.stderr
     old = at_schema(tmp_path / "old.sqlite3", 3)
     result = tpquiz("db", "copy", "--from", f"sqlite://{old}", "--to", url, cwd=tmp_path)
     assert result.returncode == 1

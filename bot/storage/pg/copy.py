@@ -1,6 +1,6 @@
 """Copy every row of a SQLite database into an empty PostgreSQL one (issue 15's move).
 
-The foundation of `tpquiz db copy --from sqlite:///... --to postgresql://...`
+The foundation of `tpquiz db copy --from sqlite:///... --to-file PATH`
 (bot/db_commands.py, which also uses the helpers at the end of this module), and what the
 storage tests use to run one data set on both backends. Why it can be this plain: the two schemas are the same table by table
 (tests/storage/test_pg_schema.py), so each table's rows go across as they are, ids

@@ -2,18 +2,20 @@
 
 Drawn with matplotlib's Agg backend on a `Figure` of its own (never pyplot, whose global
 state is not safe across threads), so it can run in an executor off the event loop.
-The labels come in translated; this module only draws.
+The labels, topic names included, come in translated; this module only draws.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from bot.quiz.model import in_topic_order
 
 WEAK_COLOUR = "#ed4245"  # Discord's red: the weakest topics
 TOPIC_COLOUR = "#5865f2"  # Discord's blurple
@@ -31,6 +33,9 @@ class ChartLabels:
     right: str
     weakest: str
     no_answers: str
+    #: slug -> the topic's name in the reader's language (issue 32); a slug missing
+    #: here is shown as itself.
+    topic_names: Mapping[str, str] = field(default_factory=dict)
 
 
 def stats_png(
@@ -42,6 +47,20 @@ def stats_png(
 ) -> bytes:
     """PNG bytes. `per_topic` maps topic -> (answered, correct); `weeks` lists
     (week start ms, answered, correct), oldest first (the twelve weeks to show)."""
+    figure = stats_figure(per_topic=per_topic, weakest=weakest, weeks=weeks, labels=labels)
+    out = io.BytesIO()
+    figure.savefig(out, format="png")
+    return out.getvalue()
+
+
+def stats_figure(
+    *,
+    per_topic: Mapping[str, tuple[int, int]],
+    weakest: Sequence[str],
+    weeks: Sequence[tuple[int, int, int]],
+    labels: ChartLabels,
+) -> Figure:
+    """The picture before it is saved (`stats_png`), for a test to read its labels."""
     figure = Figure(figsize=(10, 4.2), dpi=100)
     FigureCanvasAgg(figure)
     figure.suptitle(labels.title, fontsize=13, fontweight="bold")
@@ -50,11 +69,14 @@ def stats_png(
     # drawing time.
     figure.subplots_adjust(left=0.165, right=0.985, bottom=0.16, top=0.84, wspace=0.22)
 
-    topics = sorted(per_topic)
+    topics = in_topic_order(per_topic)
     if topics:
         shares = [100 * per_topic[t][1] / per_topic[t][0] for t in topics]
         colours = [WEAK_COLOUR if t in weakest else TOPIC_COLOUR for t in topics]
-        bars = topics_ax.barh(topics, shares, color=colours)
+        # Positions, not the names, as the categories: two topics never share a bar.
+        rows = list(range(len(topics)))
+        bars = topics_ax.barh(rows, shares, color=colours)
+        topics_ax.set_yticks(rows, [labels.topic_names.get(t, t) for t in topics])
         topics_ax.bar_label(bars, labels=[f"{round(s)}%" for s in shares], padding=2, fontsize=8)
         topics_ax.set_xlim(0, 110)
         topics_ax.invert_yaxis()
@@ -62,8 +84,11 @@ def stats_png(
             topics_ax.legend(
                 handles=[bars[topics.index(w)] for w in weakest if w in topics][:1],
                 labels=[labels.weakest],
-                loc="lower right",
+                # Below the axis, beside its label: inside, it would hide the last bars.
+                loc="upper right",
+                bbox_to_anchor=(1.0, -0.07),
                 fontsize=8,
+                frameon=False,
             )
     else:
         topics_ax.text(0.5, 0.5, labels.no_answers, ha="center", va="center")
@@ -87,7 +112,4 @@ def stats_png(
     weeks_ax.set_ylabel(labels.answers)
     weeks_ax.yaxis.get_major_locator().set_params(integer=True)
     weeks_ax.legend(loc="upper left", fontsize=8)
-
-    out = io.BytesIO()
-    figure.savefig(out, format="png")
-    return out.getvalue()
+    return figure

@@ -10,7 +10,7 @@ from discord import Locale, app_commands
 
 from bot.i18n_items import ITEM_COMMANDS_TR, ITEM_MESSAGES
 from bot.i18n_review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
-from bot.quiz.model import Lang
+from bot.quiz.model import Lang, Text
 
 MESSAGES: dict[str, dict[Lang, str]] = {
     "right": {"tr": "✅ Doğru!", "en": "✅ Correct!"},
@@ -333,8 +333,13 @@ MESSAGES.update(ITEM_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:
+    """The message `key` in `lang`. A `Text` among the values (a topic's name, issue 32)
+    goes in in the same language, so a `QuizError` can carry one without knowing who
+    will read it."""
     text = MESSAGES[key][lang]
-    return text.format(**params) if params else text
+    if not params:
+        return text
+    return text.format(**{k: v.get(lang) if isinstance(v, Text) else v for k, v in params.items()})
 
 
 # Turkish command names and descriptions, keyed by the English string in the code.

@@ -11,9 +11,10 @@ from datetime import date
 import discord
 
 from bot.i18n import t
-from bot.quiz.model import LETTERS, Lang, Question
+from bot.quiz.model import LETTERS, Lang, Question, in_topic_order
 from bot.quiz.scoring import AnswerResult, MemberScore
 from bot.quiz.testrun import TestAnswer, score_run
+from bot.quiz.topic_names import topic_name
 from bot.service import LeaderboardPage, StatsReport
 from bot.storage import Post
 
@@ -34,6 +35,16 @@ def choice_lines(question: Question, order: tuple[int, ...], lang: Lang) -> str:
     )
 
 
+def topic_line(question: Question, lang: Lang) -> str:
+    """'Konu: Attention'ın bölünmesi · Zorluk: 2/3': the topic by its name, never the slug."""
+    return t(
+        "topic_difficulty",
+        lang,
+        topic=topic_name(question.topic, lang),
+        difficulty=question.difficulty,
+    )
+
+
 def question_embed(
     question: Question,
     order: tuple[int, ...],
@@ -50,9 +61,7 @@ def question_embed(
         title=title or t("question_title", lang), description=description, colour=QUESTION_COLOUR
     )
     embed.set_footer(
-        text=t("topic_difficulty", lang, topic=question.topic, difficulty=question.difficulty)
-        + " · "
-        + t("answered_count", lang, n=answered)
+        text=topic_line(question, lang) + " · " + t("answered_count", lang, n=answered)
     )
     return embed
 
@@ -136,11 +145,7 @@ def reveal_embed(post: Post, question: Question, counts: dict[int, int]) -> disc
     )
     embed.add_field(name=t("why", lang), value=question.explanation.get(lang), inline=False)
     embed.add_field(name=t("source", lang), value=question.source, inline=False)
-    embed.set_footer(
-        text=t("topic_difficulty", lang, topic=question.topic, difficulty=question.difficulty)
-        + " · "
-        + t("answered_count", lang, n=total)
-    )
+    embed.set_footer(text=topic_line(question, lang) + " · " + t("answered_count", lang, n=total))
     return embed
 
 
@@ -352,19 +357,18 @@ def stats_embed(name: str, report: StatsReport | None, lang: Lang) -> discord.Em
         name=t("stats_best_test", lang),
         value=f"{best[0]}/{best[1]}" if best else t("stats_no_test", lang),
     )
-    topics = sorted(stats.per_topic.items())
+    topics = in_topic_order(stats.per_topic)
     if topics:
-        embed.add_field(
-            name=t("stats_topics", lang),
-            value="\n".join(
-                f"`{topic}` {round(c * 100 / a)}% ({c}/{a})" for topic, (a, c) in topics
-            )[:1024],
-            inline=False,
-        )
+        lines = []
+        for topic in topics:
+            answered, right = stats.per_topic[topic]
+            share = round(right * 100 / answered)
+            lines.append(f"{topic_name(topic, lang)}: {share}% ({right}/{answered})")
+        embed.add_field(name=t("stats_topics", lang), value="\n".join(lines)[:1024], inline=False)
     if report.weakest:
         embed.add_field(
             name=t("stats_weakest", lang),
-            value=", ".join(f"`{topic}`" for topic in report.weakest),
+            value=", ".join(topic_name(topic, lang) for topic in report.weakest),
             inline=False,
         )
     return embed

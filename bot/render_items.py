@@ -12,7 +12,7 @@ from bot.i18n import t
 from bot.limits import echo
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import LETTERS, Lang, Question
-from bot.render import QUESTION_COLOUR, bar
+from bot.render import QUESTION_COLOUR, bar, topic_line
 from bot.storage.reports import Report
 
 #: Flagged questions per page of `/tpquiz-admin questions`.
@@ -79,7 +79,8 @@ def _bars(question: Question, picks: tuple[int, ...], lang: Lang) -> str:
 def question_embed(
     question: Question, s: ItemStats | None, reports: list[Report], lang: Lang
 ) -> discord.Embed:
-    """One question: its text and choices, bars overall and by thirds, flags, reports."""
+    """One question: its text and choices, bars overall and by thirds, flags, reports;
+    its topic (by name) and difficulty below, as on a post."""
     choices = "\n".join(
         f"**{LETTERS[i]}.** {c.text.get(lang)}" for i, c in enumerate(question.choices)
     )
@@ -119,4 +120,5 @@ def question_embed(
         value="\n".join(lines)[:1024] or t("none_short", lang),
         inline=False,
     )
+    embed.set_footer(text=topic_line(question, lang))
     return embed

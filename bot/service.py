@@ -19,6 +19,7 @@ from bot.quiz.picking import pick_question, shuffled_order
 from bot.quiz.scoring import AnswerResult, weakest_topics
 from bot.quiz.templates import TemplateError, TemplateSet, encode_params
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
+from bot.quiz.topic_names import topic_list, topic_text
 from bot.storage import MemberStats, Post, RankedScore, Storage, TestRun
 from bot.storage.clicks import PostGone
 from bot.storage.db import WriteFailed
@@ -159,7 +160,9 @@ class QuizService:
     ) -> tuple[Post, Question]:
         """Choose a question (unless given) and a choice order, and record the post."""
         if topic is not None and topic not in self.pool.topics():
-            raise QuizError("unknown_topic", topic=topic, topics=", ".join(self.pool.topics()))
+            raise QuizError(
+                "unknown_topic", topic=topic_text(topic), topics=topic_list(self.pool.topics())
+            )
         if question is None:
             recent = await self.storage.posts.recent_question_ids(guild_id, RECENT_WINDOW)
             question = pick_question(self.pool, self.rng, topic=topic, recent=recent)

@@ -35,8 +35,9 @@ from bot.i18n import t
 from bot.quiz.itemstats import ItemStats, item_of
 from bot.quiz.itemstats_fast import bank_stats_member_rows
 from bot.quiz.loader import load_bank
-from bot.quiz.model import LETTERS, Bank, Question
+from bot.quiz.model import LANGS, LETTERS, Bank, Question
 from bot.quiz.template_files import load_templates
+from bot.quiz.topic_names import topic_name
 from bot.storage import problems
 
 if TYPE_CHECKING:
@@ -135,6 +136,8 @@ def report_rows(stats: list[ItemStats], pool: Bank) -> list[dict[str, object]]:
         rows.append(
             {
                 "question_id": s.question_id,
+                "topic": question.topic,
+                "topic_name": {lang: topic_name(question.topic, lang) for lang in LANGS},
                 "file": _where(question).rsplit(":", 1)[0] if question.file else "",
                 "line": question.line,
                 "key": LETTERS[s.key_index],
@@ -169,9 +172,19 @@ def _figure(value: object, pct: bool) -> str:
     return f"{float(value) * 100:.0f}%" if pct else f"{float(value):+.2f}"  # type: ignore[arg-type]
 
 
+#: The topic column of the table: its English name (issue 32), as long as the longest.
+TOPIC_WIDTH = 24
+
+
+def _topic(row: dict[str, object]) -> str:
+    names = row["topic_name"]
+    assert isinstance(names, dict)
+    return str(names["en"])[:TOPIC_WIDTH]
+
+
 def _table(rows: list[dict[str, object]], out: TextIO) -> None:
     head = (
-        f"{'':1} {'question':<34} {'key':>3} {'answers':>7} {'facility':>8} {'discr.':>6}"
+        f"{'':1} {'question':<34} {'topic':<{TOPIC_WIDTH}} {'key':>3} {'answers':>7} {'facility':>8} {'discr.':>6}"
         f"  {'picks % A/B/C/D':<16} {'top third':<16} {'bottom third':<16} {'reports':>7}  where"
     )
     out.write(head + "\n")
@@ -180,7 +193,8 @@ def _table(rows: list[dict[str, object]], out: TextIO) -> None:
         assert isinstance(flags, list)
         where = f"{r['file']}:{r['line']}" if r["file"] else ""
         out.write(
-            f"{'!' if flags else ' ':1} {str(r['question_id']):<34} {r['key']!s:>3}"
+            f"{'!' if flags else ' ':1} {str(r['question_id']):<34}"
+            f" {_topic(r):<{TOPIC_WIDTH}} {r['key']!s:>3}"
             f" {r['answers']!s:>7} {_figure(r['facility'], True):>8}"
             f" {_figure(r['discrimination'], False):>6}  {_rates(r['picks']):<16}"
             f" {_rates(r['top_third']):<16} {_rates(r['bottom_third']):<16}"
@@ -276,14 +290,18 @@ def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 def _csv(rows: list[dict[str, object]], out: TextIO) -> None:
     letters = LETTERS
-    fields = ["question_id", "file", "line", "key", "answers", "correct", "facility"]
-    fields += ["discrimination", "ranked_members", "open_reports"]
+    plain = ["question_id", "topic", "file", "line", "key", "answers", "correct", "facility"]
+    plain += ["discrimination", "ranked_members", "open_reports"]
+    fields = [*plain[:2], "topic_en", "topic_tr", *plain[2:]]
     fields += [f"{part}_{x}" for part in ("pick", "top", "bottom") for x in letters]
     fields += ["flags", "reasons"]
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for r in rows:
-        flat: dict[str, object] = {k: r[k] for k in fields[:10]}
+        flat: dict[str, object] = {k: r[k] for k in plain}
+        names = r["topic_name"]
+        assert isinstance(names, dict)
+        flat.update({f"topic_{lang}": name for lang, name in names.items()})
         for part, key in (("pick", "picks"), ("top", "top_third"), ("bottom", "bottom_third")):
             rates = r[key]
             assert isinstance(rates, dict)

@@ -29,6 +29,7 @@ from bot.i18n import t
 from bot.options import check_options
 from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
+from bot.quiz.topic_names import topic_name
 from bot.responses import (
     AnyInteraction,
     Caller,
@@ -245,7 +246,15 @@ async def _new_post(
 
 # -- the cog ---------------------------------------------------------------------------
 
-_TOPIC_CHOICES = [app_commands.Choice(name=topic, value=topic) for topic in TOPICS]
+# The value is the slug; the member picks by name, Turkish clients by the Turkish one
+# (`CommandTranslator` sends `tr` as the choice's name_localizations).
+_TOPIC_CHOICES = [
+    app_commands.Choice(
+        name=app_commands.locale_str(topic_name(topic, "en"), tr=topic_name(topic, "tr")),
+        value=topic,
+    )
+    for topic in TOPICS
+]
 _PERIOD_CHOICES = [
     app_commands.Choice(name=app_commands.locale_str(p), value=p) for p in ("week", "month", "all")
 ]

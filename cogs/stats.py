@@ -24,7 +24,8 @@ from bot.command_groups import join_group, leave_group
 from bot.i18n import t
 from bot.limits import display_name
 from bot.options import check_options
-from bot.quiz.model import Lang
+from bot.quiz.model import TOPICS, Lang
+from bot.quiz.topic_names import topic_name
 from bot.render_review import memory_fields
 from bot.responses import preamble, reply, report_command_error, user_lang
 from bot.service import StatsReport
@@ -48,6 +49,7 @@ def chart_labels(name: str, lang: Lang) -> ChartLabels:
         right=t("chart_right", lang),
         weakest=t("chart_weakest", lang),
         no_answers=t("chart_no_answers", lang),
+        topic_names={slug: topic_name(slug, lang) for slug in TOPICS},
     )
 
 

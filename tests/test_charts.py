@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from bot.charts import stats_png
+from typing import cast
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from bot.charts import stats_figure, stats_png
+from bot.quiz.model import LANGS, TOPICS
+from bot.quiz.topic_names import topic_name
 from cogs.stats import chart_labels
 
 WEEK = 7 * 86_400_000
@@ -32,3 +38,27 @@ def test_no_topics_and_empty_weeks_still_draw() -> None:
 def test_labels_follow_the_language() -> None:
     assert chart_labels("A", "tr").weeks_title == "Son 12 hafta"
     assert chart_labels("A", "en").title == "A — progress"
+
+
+def test_the_topic_axis_names_each_topic_in_the_readers_language_and_every_name_fits() -> None:
+    """Issue 32: names, not slugs, in the teaching order; none cut at the picture's edge,
+    and the weakest legend below the axis, where it hides no bar."""
+    per_topic = {topic: (4, i % 5) for i, topic in enumerate(reversed(TOPICS))}
+    for lang in LANGS:
+        figure = stats_figure(
+            per_topic=per_topic,
+            weakest=["memory", "overlap"],
+            weeks=WEEKS,
+            labels=chart_labels("Ayşe", lang),
+        )
+        renderer = cast(FigureCanvasAgg, figure.canvas).get_renderer()
+        figure.draw(renderer)
+        topics_ax = figure.axes[0]
+        labels = topics_ax.get_yticklabels()
+        assert [label.get_text() for label in labels] == [topic_name(t, lang) for t in TOPICS]
+        for label in labels:
+            box = label.get_window_extent(renderer)
+            assert box.x0 >= 0, f"{label.get_text()!r} is cut off at the left edge"
+        legend = topics_ax.get_legend()
+        assert legend is not None
+        assert legend.get_window_extent(renderer).y1 <= topics_ax.get_window_extent(renderer).y0

@@ -126,6 +126,25 @@ def test_csv_has_one_row_per_question_with_the_reasons(run, planted) -> None:
     )
 
 
+def test_each_row_names_its_topic_the_slug_kept_for_scripts(run, planted, sound) -> None:
+    """Issue 32: the table shows the topic's name; JSON and CSV carry the slug and both
+    names."""
+    status, out, _ = run("questions", "report")
+    assert status == 0
+    head, first = out.splitlines()[1:3]
+    assert head.split()[:3] == ["question", "topic", "key"]
+    assert first.startswith("! attention-split-01") and " Splitting attention " in first
+    status, out, _ = run("questions", "report", "--json", "--min-answers", "1")
+    rows = {r["question_id"]: r for r in json.loads(out)}
+    assert (rows[planted.id]["topic"], rows[planted.id]["topic_name"]) == (
+        "attention-split", {"tr": "Attention'ın bölünmesi", "en": "Splitting attention"})  # fmt: skip
+    assert rows[sound[0].id]["topic_name"]["tr"] == "3D paralellik"
+    status, out, _ = run("questions", "report", "--csv", "--min-answers", "1")
+    first_row = next(csv.DictReader(io.StringIO(out)))
+    assert (first_row["topic"], first_row["topic_en"], first_row["topic_tr"]) == (
+        "attention-split", "Splitting attention", "Attention'ın bölünmesi")  # fmt: skip
+
+
 def test_a_missing_database_and_a_bad_option_are_one_sentence(run, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("TPQUIZ_DB", str(tmp_path / "nothing.sqlite3"))
     status, out, err = run("questions", "report")

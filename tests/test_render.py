@@ -103,3 +103,63 @@ def test_every_template_draw_renders_within_limits() -> None:
                         question.id, choice, choice == question.correct_index, 0, True, score, 9
                     )
                     check_embed(render.answer_embed(question, order, result, lang))
+
+
+# -- topics by name (issue 32) -------------------------------------------------------------
+
+
+def test_every_post_and_the_admins_view_name_the_topic_never_its_slug(bank: Bank) -> None:
+    from datetime import date
+
+    from bot import render_items
+    from bot.storage import Post
+
+    question = bank["attention-split-01"]
+    order = tuple(range(len(question.choices)))
+    expected = {
+        "tr": f"Konu: Attention'ın bölünmesi · Zorluk: {question.difficulty}/3",
+        "en": f"Topic: Splitting attention · Difficulty: {question.difficulty}/3",
+    }
+    for lang in LANGS:
+        post = Post(1, 1, 1, 1, question.id, order, lang, "daily", 0, 0, 0, 9, "2026-12-02")
+        embeds = [
+            render.question_embed(question, order, lang),
+            render.daily_embed(question, order, lang, day=date(2026, 12, 2), closes_at_ms=0),
+            render.reveal_embed(post, question, {0: 3, 1: 1}),
+            render_items.question_embed(question, None, [], lang),
+        ]
+        for embed in embeds:
+            check_embed(embed)
+            footer = embed.to_dict()["footer"]["text"]
+            assert footer.startswith(expected[lang]), footer
+            assert "attention-split" not in footer
+
+
+def test_stats_name_each_topic_and_the_weakest_in_the_readers_language() -> None:
+    from bot.service import StatsReport
+    from bot.storage import MemberStats
+
+    per_topic = {"rng-and-dropout": (4, 1), "basics": (2, 2), "vs-other-parallelism": (5, 2)}
+    stats = MemberStats(MemberScore(1, "ayşe", 5, 11, 5), 3, per_topic, None)
+    report = StatsReport(stats, ["rng-and-dropout", "vs-other-parallelism"])
+    expected = {
+        "tr": (
+            "Konulara göre isabet",
+            "Temel kavramlar: 100% (2/2)\nTP ve diğer paralellikler: 40% (2/5)\n"
+            "RNG ve dropout: 25% (1/4)",
+            "En zayıf konular",
+            "RNG ve dropout, TP ve diğer paralellikler",
+        ),
+        "en": (
+            "Accuracy by topic",
+            "Basics: 100% (2/2)\nTP vs. other parallelism: 40% (2/5)\nRNG and dropout: 25% (1/4)",
+            "Weakest topics",
+            "RNG and dropout, TP vs. other parallelism",
+        ),
+    }
+    for lang in LANGS:
+        embed = render.stats_embed("ayşe", report, lang)
+        check_embed(embed)
+        fields = {f.name: f.value for f in embed.fields}
+        by_topic, listed, weakest, named = expected[lang]
+        assert (fields[by_topic], fields[weakest]) == (listed, named)

@@ -91,3 +91,23 @@ async def test_a_remembered_post_whose_server_data_was_deleted_is_unknown(
     assert raised.value.key == "unknown_post"
     with sqlite3.connect(service.storage.db.path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM answers").fetchone() == (0,)
+
+
+async def test_a_topic_with_no_question_here_is_named_in_the_readers_language(
+    service: QuizService,
+) -> None:
+    """Issue 32: the refusal names the topics, not their slugs, in whichever language the
+    member who asked reads."""
+    from bot.i18n import t
+
+    with pytest.raises(QuizError) as raised:
+        await service.new_post(guild_id=GUILD, channel_id=1, language="en", topic="overlap")
+    assert raised.value.key == "unknown_topic"
+    assert t(raised.value.key, "tr", **raised.value.params) == (
+        "'İletişimi örtüştürme' diye bir konu yok."
+        " Konular: Temel kavramlar, MLP'nin bölünmesi, Kolektif işlemler"
+    )
+    assert t(raised.value.key, "en", **raised.value.params) == (
+        "There is no topic 'Communication overlap'."
+        " Topics: Basics, Splitting the MLP, Collective operations"
+    )

@@ -48,6 +48,13 @@ MAX_CHOICES = 5
 LETTERS = "ABCDE"
 
 
+def in_topic_order(topics: Iterable[str]) -> list[str]:
+    """`topics` in the canonical order of TOPICS (the bank's teaching order), any other
+    after them by name: the order of every per-topic list a member reads."""
+    present = set(topics)
+    return [t for t in TOPICS if t in present] + sorted(present - set(TOPICS))
+
+
 def lang_for_locale(locale: str | None) -> Lang:
     """Turkish for a Turkish client, English for every other locale."""
     return "tr" if locale and str(locale).lower().startswith("tr") else "en"
@@ -125,8 +132,7 @@ class Bank:
 
     def topics(self) -> list[str]:
         """Topics present in the bank, in the canonical order of TOPICS."""
-        present = {q.topic for q in self.questions}
-        return [t for t in TOPICS if t in present] + sorted(present - set(TOPICS))
+        return in_topic_order({q.topic for q in self.questions})
 
     def by_topic(self, topic: str | None) -> list[Question]:
         if topic is None:

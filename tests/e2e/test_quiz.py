@@ -10,6 +10,7 @@ import asyncio
 import re
 from typing import Any
 
+from bot.quiz.topic_names import topic_name
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,
@@ -287,7 +288,7 @@ async def test_leaderboard_pages_and_stats(quiz: QuizHarness) -> None:
         assert fields["Rank"] == "#11"
         assert fields["Streak (current / best)"] == "0 / 0"
         topic = quiz.bank[qid].topic
-        assert f"`{topic}` 0% (0/1)" in fields["Accuracy by topic"]
+        assert fields["Accuracy by topic"] == f"{topic_name(topic, 'en')}: 0% (0/1)"
 
         other = callback_message(
             await quiz.loopback.interact(quiz.command(last, "stats", {"member": members[0]}))

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from .bank_files import read_question_file
-from .bank_yaml import control_character
+from .bank_yaml import HugeInt, construct_int, control_character
 from .expressions import Expression, ExpressionError, parse
 from .loader import BankError, Problem, bundled_question_files
 from .model import MAX_SOURCE, TOPICS, Bank, Text
@@ -82,7 +82,23 @@ def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Located:
     return result
 
 
+class _HugeNumber(ValueError):
+    """An integer of more digits than Python prints (bank_yaml.construct_int), at `line`."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _integer(loader: _LineLoader, node: yaml.ScalarNode) -> int:
+    value = construct_int(loader, node)
+    if isinstance(value, HugeInt):  # hexadecimal too: no template number is that long
+        raise _HugeNumber(node.start_mark.line + 1)
+    return value
+
+
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _integer)
 
 
 def _line_of(mapping: object, key: str, default: int | None) -> int | None:
@@ -299,9 +315,9 @@ def read_file(path: Path, draws: int = CHECK_DRAWS) -> tuple[list[Template], lis
         return [], [Problem(file, line, "-", "-", f"not valid YAML: {what}")]
     except RecursionError:
         return [], [Problem(file, 1, "-", "-", "the YAML is nested too deeply to read")]
-    except ValueError:  # Python refuses to convert an integer of over 4,300 digits
+    except _HugeNumber as exc:
         message = "holds an integer of more than 4,300 digits; a template's numbers are short"
-        return [], [Problem(file, 1, "-", "-", message)]
+        return [], [Problem(file, exc.line, "-", "-", message)]
     if not isinstance(data, list):
         return [], [Problem(file, 1, "-", "-", "a template file is a list of templates")]
     templates, problems = [], []

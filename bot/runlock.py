@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-__all__ = ["RunLockHeld", "hold_run_lock", "lock_path", "running_pid"]
+__all__ = ["RunLockHeld", "RunLockUnusable", "hold_run_lock", "lock_path", "running_pid"]
 
 #: How long the bot waits for the lock at start-up: a `tpquiz doctor` probing the lock
 #: holds it for microseconds and must not make a starting bot give up.
@@ -46,6 +46,27 @@ class RunLockHeld(Exception):
     def refusal(self) -> str:
         """The sentence for a command that must not run beside the bot (run, db upgrade)."""
         return f"{self}: stop it first, or point TPQUIZ_DB elsewhere"
+
+
+class RunLockUnusable(OSError):
+    """The lock file cannot be made or opened: its place refuses files (a directory
+    under /proc, a directory standing at its name), not another holder.
+
+    An OSError, so a command that reports OSErrors in one line already does; `tpquiz run`
+    says `refusal`.
+    """
+
+    def __init__(self, path: Path, cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror, str(path))
+        self.path = path
+
+    @property
+    def refusal(self) -> str:
+        return (
+            f"cannot create the run lock {self.path} ({self.strerror or 'refused'}): tpquiz "
+            "keeps it beside the database; set TPQUIZ_DB to a file in a directory where "
+            f"tpquiz may create files, or remove what stands at {self.path}"
+        )
 
 
 def lock_path(db_path: Path | str) -> Path:
@@ -83,8 +104,11 @@ def hold_run_lock(db_path: Path | str, *, wait: float = 0.0) -> Iterator[Path]:
         yield Path(os.devnull)
         return
     path = lock_path(db_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise RunLockUnusable(path, exc) from None
     try:
         deadline = time.monotonic() + wait
         while not _try_lock(fd, fcntl.LOCK_EX):

@@ -25,7 +25,7 @@ from bot.quiz.loader import BankError, load_bank
 from bot.quiz.model import Bank
 from bot.quiz.periods import PERIODS, period_start
 from bot.quiz.template_files import TemplateSet, load_templates
-from bot.runlock import RunLockHeld
+from bot.runlock import RunLockHeld, RunLockUnusable
 from bot.shard_lock import ShardHeld
 from bot.startup import StartupError
 from bot.storage import problems
@@ -199,7 +199,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StartupError as exc:  # Discord unreachable, the metrics port taken (bot.startup)
         print(f"tpquiz: {exc}", file=sys.stderr)
         return exc.exit_status
-    except (RunLockHeld, ShardHeld) as exc:
+    except (RunLockHeld, RunLockUnusable, ShardHeld) as exc:
         return _fail(exc.refusal)
     except (DatabaseUnusable, HeartbeatUnwritable) as exc:
         return _fail(str(exc))

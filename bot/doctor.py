@@ -24,6 +24,7 @@ from bot.config import Settings, token_problem
 from bot.health import heartbeat_path_for, heartbeat_problem
 from bot.quiz.loader import BankError, bundled_question_files, check_files
 from bot.runlock import running_pid
+from bot.startup import login_answered
 
 if TYPE_CHECKING:
     from bot.storage.pg.shard_locks import Holder
@@ -289,8 +290,7 @@ async def check_discord(settings: Settings, wait: float = 10.0) -> list[Check]:
                     Check(
                         "FAIL",
                         "discord",
-                        f"GET {base}/users/@me answered HTTP {status}: Discord may be down "
-                        "(https://discordstatus.com) or DISCORD_API_BASE is wrong",
+                        login_answered(base, status),
                     )
                 ]
             results = [

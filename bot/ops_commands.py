@@ -124,7 +124,7 @@ def cmd_restore(
         )
     try:
         check_restore_target(settings.db_path)
-        with hold_run_lock(settings.db_path):
+        with hold_run_lock(settings.db_path, undo_on_error=True):
             result = restore_database(Path(args.src), settings.db_path)
     except RunLockHeld as exc:
         return _fail(

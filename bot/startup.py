@@ -49,6 +49,16 @@ class StartupError(Exception):
         self.exit_status = exit_status
 
 
+def login_answered(base: str, status: int) -> str:
+    """The sentence for an answer to the login (GET /users/@me) other than 200 or 401:
+    `tpquiz run` and `tpquiz doctor` say the same."""
+    return (
+        f"GET {base}/users/@me answered HTTP {status}: Discord may be down "
+        "(https://discordstatus.com) or DISCORD_API_BASE is wrong (Discord's is "
+        "https://discord.com/api/v10)"
+    )
+
+
 class _Transient(Exception):
     """This attempt failed in a way the next one may not (the network is not up yet)."""
 
@@ -207,6 +217,13 @@ async def start(bot: discord.Client, token: str) -> None:
         raise StartupError(
             f"lost Discord's API at {Route.BASE} while logging in ({_reason(exc)}): check the"
             " network and DISCORD_API_BASE"
+        ) from None
+    except discord.HTTPException as exc:  # 401 is LoginFailure, not an HTTPException
+        # An API base that answers /gateway (checked above) but not the login: a proxy or
+        # a path that is not Discord's (404), or Discord failing after discord.py's retries.
+        raise StartupError(
+            login_answered(Route.BASE, exc.status),
+            EXIT_UNREACHABLE if exc.status >= 500 else EXIT_SETTINGS,
         ) from None
     try:
         await bot.connect(reconnect=True)

@@ -1,14 +1,18 @@
-"""Real storage faults for tests: a tiny tmpfs to fill up, or to remount read-only.
+"""Real storage faults for tests: a tiny tmpfs to fill up, or to remount read-only, and
+file modes that bind even root.
 
 A full disk and a read-only file system are the faults SQLite actually meets, so the
 tests that need them mount a small tmpfs rather than imitate the errors. Mounting needs
-root (CAP_SYS_ADMIN); elsewhere these tests are skipped, and say so.
+root (CAP_SYS_ADMIN); elsewhere these tests are skipped, and say so. Tests run as root,
+whom `chmod 000` does not stop; `bound_by_modes` runs a command without the capabilities
+that let root past file modes, so a directory it may not read is refused for real.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +40,20 @@ def tmpfs(where: Path, size_kib: int = 512) -> Iterator[Path]:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
+def bound_by_modes() -> list[str]:
+    """The command prefix that makes file modes bind (skip where that cannot be done).
+
+    As root: `setpriv` drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding
+    set, so the command, still uid 0, reads a mode-000 directory as any user would
+    (Permission denied). As another user, modes bind already.
+    """
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("needs setpriv (util-linux) to drop root's file-mode override")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
 
 
 def remount(where: Path, mode: str) -> None:

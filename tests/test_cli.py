@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 FAKE_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GabcDE.abcdefghijklmnopqrstuvwxyz0123"
 
 
-def tpquiz(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def tpquiz(
+    *args: str, cwd: Path, prefix: Sequence[str] = (), **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`tpquiz ARGS` in a subprocess (run through `prefix`, e.g. tests.mounts.bound_by_modes)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TPQUIZ_"))}
     clean["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
+        [*prefix, sys.executable, "-m", "bot", *args],
         cwd=cwd,
         env={**clean, **env},
         capture_output=True,

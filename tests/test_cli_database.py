@@ -280,3 +280,44 @@ def test_dotenv_tilde_in_tpquiz_db_is_the_home_directory(tmp_path: Path) -> None
     assert board.returncode == 0, board.stderr
     assert '"user_id": 1' in board.stdout
     assert not (work / "~").exists() and db.is_file()
+
+
+# -- issue 31, defect 13: a directory that looks writable and refuses every file -----------
+
+
+def test_run_and_doctor_refuse_a_database_under_proc(tmp_path: Path) -> None:
+    """/proc passes the mode check for root (and `os.access`), yet refuses every new file:
+    run ended at its run lock in a FileNotFoundError while doctor said ok. Both now try
+    to create a file there first, and say the same sentence."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("only root sees /proc as writable by its mode")
+    db = Path("/proc/tpquiz-test.sqlite3")
+    sentence = (
+        "cannot create files in directory /proc (No such file or directory), although its "
+        "mode allows it (e.g. /proc or /sys): tpquiz keeps tpquiz-test.sqlite3 and its -wal, "
+        "-shm and .lock files there; set TPQUIZ_DB to a file on a writable disk"
+    )
+    run = tpquiz("run", cwd=tmp_path, DISCORD_TOKEN=FAKE_TOKEN, TPQUIZ_DB=str(db))
+    _refused(run, sentence)
+    doctor = tpquiz("doctor", "--offline", cwd=tmp_path, TPQUIZ_DB=str(db))
+    assert doctor.returncode == 1
+    assert f"FAIL database: {sentence}\n" in doctor.stdout
+    assert "Traceback" not in doctor.stdout + doctor.stderr
+
+
+def test_a_run_lock_that_cannot_be_created_is_one_line(tmp_path: Path) -> None:
+    """Past every check, the lock file itself refused (here: a directory stands at its
+    name): run says so in one line instead of an IsADirectoryError traceback."""
+    db = tmp_path / "quiz.sqlite3"
+    lock = tmp_path / "quiz.sqlite3.lock"
+    lock.mkdir()
+    run = tpquiz("run", cwd=tmp_path, DISCORD_TOKEN=FAKE_TOKEN, TPQUIZ_DB=str(db))
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stderr.splitlines()[-1] == (
+        f"tpquiz: cannot create the run lock {lock} (Is a directory): tpquiz keeps it beside "
+        "the database; set TPQUIZ_DB to a file in a directory where tpquiz may create files, "
+        f"or remove what stands at {lock}"
+    )

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import io
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from bot.bank_commands import main
+from tests.mounts import bound_by_modes
 from tests.quiz.test_loader import FIXTURES
 from tests.quiz.test_templates import RING
+from tests.test_cli import FAKE_TOKEN, tpquiz
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -19,6 +24,7 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 def bank_with(tmp_path: Path, template_text: str) -> Path:
     """A copy of the good fixture bank with one template file beside it."""
+    tmp_path.mkdir(exist_ok=True)
     for file in (FIXTURES / "good").glob("*.yaml"):
         shutil.copy(file, tmp_path / file.name)
     (tmp_path / "templates").mkdir()
@@ -55,3 +61,42 @@ def test_a_broken_template_fails_validate_with_its_file_and_line(tmp_path: Path)
         " only these functions may be called: ceil, floor, log2, max, min"
     )
     assert err.splitlines()[-1] == "1 problem in 1 file"
+
+
+# -- issue 31, defect 12: a directory that may not be read --------------------------------
+
+
+@pytest.fixture
+def closed_bank(tmp_path: Path) -> Iterator[Path]:
+    """A good bank with a templates folder; the test closes one of them (mode 000)."""
+    bank = bank_with(tmp_path / "bank", RING)
+    yield bank
+    for folder in (bank, bank / "templates"):  # pytest must be able to remove them
+        folder.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("closed", "named"), [("bank", "bank"), ("bank/templates", "bank/templates")]
+)
+def test_a_directory_that_may_not_be_read_is_one_sentence(
+    closed_bank: Path, closed: str, named: str
+) -> None:
+    """As the kernel refuses it (root, whom modes do not stop, runs without the override):
+    the bank folder, or only its templates folder, at mode 000. A closed bank folder is
+    named once (not again for the templates inside it); a closed templates folder is not
+    passed over in silence."""
+    cwd = closed_bank.parent
+    (cwd / closed).chmod(0o000)
+    sentence = (
+        f"{named}:1: -: -: cannot list the directory (Permission denied); check its permissions"
+    )
+    checked = tpquiz("validate", "bank", cwd=cwd, prefix=bound_by_modes())
+    assert (checked.returncode, checked.stdout) == (1, "")
+    assert checked.stderr == f"{sentence}\n1 problem in 1 file\n"
+    run = tpquiz(
+        "run", cwd=cwd, prefix=bound_by_modes(), DISCORD_TOKEN=FAKE_TOKEN, TPQUIZ_QUESTIONS="bank"
+    )
+    assert run.returncode == 1
+    assert run.stderr == (
+        f"tpquiz: the question bank is invalid; fix these and start again:\n{sentence}\n"
+    )

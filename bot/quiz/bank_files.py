@@ -19,6 +19,7 @@ from bot.quiz.bank_problems import Problem, display_path
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "cannot_list",
     "bundled_dir",
     "bundled_question_files",
     "expand_paths",
@@ -71,21 +72,19 @@ def find_files(paths: Sequence[str | Path]) -> tuple[list[Path], list[Problem]]:
             if is_dir:
                 found = [p for p in path.iterdir() if p.suffix in _SUFFIXES and p.is_file()]
         except OSError as exc:
-            problems.append(
-                Problem(
-                    display_path(path),
-                    1,
-                    "-",
-                    "-",
-                    f"cannot list the directory ({exc.strerror or exc}); check its permissions",
-                )
-            )
+            problems.append(cannot_list(path, exc))
             continue
         if is_dir:
             files.extend(sorted(found))
         else:
             files.append(path)
     return files, problems
+
+
+def cannot_list(directory: Path, exc: OSError) -> Problem:
+    """The problem for a directory of question (or template) files that cannot be listed."""
+    message = f"cannot list the directory ({exc.strerror or exc}); check its permissions"
+    return Problem(display_path(directory), 1, "-", "-", message)
 
 
 def expand_paths(paths: Sequence[str | Path]) -> list[Path]:

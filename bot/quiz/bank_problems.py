@@ -9,6 +9,7 @@ integer of thousands of digits), so they reach a message only through `shown` an
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,11 +48,22 @@ class BankError(Exception):
 
 
 def shown(value: object, limit: int = SHOWN_LIMIT) -> str:
-    """`value` quoted for a message, at most about `limit` characters of it."""
+    """`value` quoted for a message, at most about `limit` characters of it.
+
+    An integer is never turned into text whole: over 4,300 digits Python refuses
+    (ValueError), so a long one is described by its number of digits."""
     if isinstance(value, HugeInt):
-        return f"<an integer of {value.digits} digits>"
+        return repr(value)
+    if isinstance(value, int) and abs(value) >= 10**limit:
+        return f"<an integer of {_decimal_digits(abs(value))} digits>"
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "...'"
+
+
+def _decimal_digits(n: int) -> int:
+    """How many decimal digits the positive `n` has, without converting it to text."""
+    guess = int(n.bit_length() * math.log10(2))  # the count is guess or guess + 1
+    return guess + 1 if n >= 10**guess else guess
 
 
 def type_name(value: object) -> str:

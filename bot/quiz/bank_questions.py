@@ -292,7 +292,7 @@ class QuestionChecker(ChoiceChecker):
             self.add(
                 line,
                 "difficulty",
-                f"difficulty {value} is out of range; use 1 (recall), 2 (understanding) "
+                f"difficulty {shown(value)} is out of range; use 1 (recall), 2 (understanding) "
                 "or 3 (worked numbers / subtle)",
             )
             return None

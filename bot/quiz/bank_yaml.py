@@ -7,8 +7,11 @@ the line of themselves and of each key or item. The reader also turns what a han
 
 * a control character: PyYAML reports a byte offset in a two-line message; we find the
   character ourselves and name its line and code point;
-* an integer of thousands of digits: Python refuses to convert it (ValueError), so it is
-  kept as a `HugeInt` that the checks describe by its length, never print;
+* an integer of thousands of digits: Python refuses to convert it to or from decimal text
+  (ValueError), so it is kept as a `HugeInt` that the checks describe by its length,
+  never print. Hexadecimal, octal, binary and 60-base (`1:30:00`) integers convert without
+  that limit and would fail later, in whatever message prints them; they are bounded here
+  too, by value, so no such integer ever leaves the reader;
 * nesting hundreds of levels deep: construction recurses, so the depth is measured on the
   composed node tree first and refused past `MAX_DEPTH`.
 """
@@ -26,11 +29,23 @@ try:  # libyaml's parser is ~10x faster; the checks are the same either way
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
-__all__ = ["MAX_DEPTH", "HugeInt", "Map", "Seq", "YamlProblem", "control_character", "read_yaml"]
+__all__ = [
+    "MAX_DEPTH",
+    "HugeInt",
+    "Map",
+    "Seq",
+    "YamlProblem",
+    "construct_int",
+    "control_character",
+    "read_yaml",
+]
 
 #: A question file needs five levels (list, question, choices, choice, text); anything
 #: far deeper is a mistake, and deep enough nesting exhausts Python's recursion limit.
 MAX_DEPTH = 32
+#: Python's default limit on converting an integer to decimal text (sys.int_info).
+MAX_INT_DIGITS = 4300
+_TOO_LONG = 10**MAX_INT_DIGITS
 
 
 class Map(dict[Any, Any]):
@@ -48,11 +63,21 @@ class Seq(list[Any]):
     item_lines: list[int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class HugeInt:
-    """An integer too long for Python to convert (over 4,300 digits): only its length."""
+    """An integer too long for Python to convert (over 4,300 digits): only its length.
 
+    Printing one gives that length, so even a message that formats the value directly
+    (`f"{value}"`, `str(key)`) stays short and cannot raise.
+    """
+
+    #: The digits written in the file (in its own base: hexadecimal digits for 0x...).
     digits: int
+
+    def __repr__(self) -> str:
+        return f"<an integer of {self.digits} digits>"
+
+    __str__ = __repr__
 
 
 @dataclass(frozen=True)
@@ -109,17 +134,28 @@ def _construct_seq(loader: _LineLoader, node: yaml.SequenceNode) -> Seq:
     return result
 
 
-def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> int | HugeInt:
+def construct_int(loader: Any, node: yaml.ScalarNode) -> int | HugeInt:
+    """YAML's int, or a `HugeInt` when it has more digits than Python can print.
+
+    Also for the template reader. The written digits are counted first, so that a huge
+    hexadecimal or 60-base integer is not even computed.
+    """
+    text = str(node.value).replace("_", "").lstrip("+-")
+    if text[:2].lower() in ("0x", "0o", "0b"):
+        text = text[2:]
+    written = sum(c.isalnum() for c in text)
+    if written > MAX_INT_DIGITS:
+        return HugeInt(digits=written)
     try:
         value: int = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
     except ValueError:  # Python's int-from-string digit limit
-        return HugeInt(digits=sum(c.isdigit() for c in str(node.value)))
-    return value
+        return HugeInt(digits=written)
+    return HugeInt(digits=written) if abs(value) >= _TOO_LONG else value
 
 
 _LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
-_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_LineLoader.add_constructor("tag:yaml.org,2002:int", construct_int)
 
 
 def _too_deep(root: yaml.Node) -> yaml.Node | None:

@@ -33,7 +33,13 @@ class ExpressionError(ValueError):
 def _log2(x: Fraction) -> Fraction:
     """log2 of a power of two (a degree, a size); anything else is an error."""
     if x.denominator != 1 or x.numerator <= 0 or x.numerator & (x.numerator - 1):
-        raise ExpressionError(f"log2 of {x}, which is not a power of two")
+        # A formula can build a number of thousands of digits, too long to print.
+        what = (
+            str(x)
+            if x.numerator.bit_length() + x.denominator.bit_length() < 200
+            else "a long number"
+        )
+        raise ExpressionError(f"log2 of {what}, which is not a power of two")
     return Fraction(x.numerator.bit_length() - 1)
 
 

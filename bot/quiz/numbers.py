@@ -19,6 +19,12 @@ UNITS: tuple[str, ...] = ("", "%", "B", "KiB", "MiB", "GiB", "GB", "GB/s", "s", 
 
 #: Most decimals an exact value may need before it has to be rounded explicitly.
 MAX_EXACT_DECIMALS = 6
+#: Most digits a shown number may have before its decimal point, and in its denominator.
+#: No question needs more, and a formula can build far more (`(10**60)**64`): Decimal's
+#: 28-digit precision cannot round such a number, and Python refuses to print one of
+#: over 4,300 digits, so it is refused here instead, in one sentence.
+MAX_DIGITS = 24
+_TOO_LONG = 10**MAX_DIGITS
 
 
 _TURKISH = str.maketrans(",.", ".,")
@@ -26,6 +32,11 @@ _TURKISH = str.maketrans(",.", ".,")
 
 class NumberError(ValueError):
     """A value that cannot be written as asked (a repeating decimal with no rounding)."""
+
+
+def too_long(value: Fraction) -> bool:
+    """Whether `value` has more than MAX_DIGITS digits before its point or in its denominator."""
+    return abs(value) >= _TOO_LONG or value.denominator >= _TOO_LONG
 
 
 def exact_decimals(value: Fraction) -> int | None:
@@ -45,6 +56,8 @@ def format_number(
     value: Fraction, lang: Lang, *, decimals: int | None = None, group: bool = True
 ) -> str:
     """`value` with `decimals` places (rounded half up, as readers round), or exactly when None."""
+    if too_long(value):
+        raise NumberError(f"a number of over {MAX_DIGITS} digits; no question shows one")
     if decimals is None:
         needed = exact_decimals(value)
         if needed is None or needed > MAX_EXACT_DECIMALS:

@@ -14,16 +14,13 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
-import yaml
-
-from .bank_files import read_question_file
-from .bank_yaml import control_character
+from .bank_files import cannot_list, read_question_file
 from .expressions import Expression, ExpressionError, parse
 from .loader import BankError, Problem, bundled_question_files
 from .model import MAX_SOURCE, TOPICS, Bank, Text
 from .numbers import UNITS
+from .template_yaml import Located, line_of, load_template_yaml
 from .templates import (
     ANSWER_NAME,
     MAX_MISTAKES,
@@ -62,38 +59,10 @@ _FIELDS = {
 }
 
 
-class _Located(dict[Any, Any]):
-    """A YAML mapping that remembers its line and the line of each key."""
-
-    line = 0
-    lines: dict[Any, int]
-
-
-class _LineLoader(yaml.SafeLoader):
-    pass
-
-
-def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Located:
-    result = _Located(loader.construct_mapping(node, deep=True))
-    result.line = node.start_mark.line + 1
-    result.lines = {
-        loader.construct_object(k, deep=True): k.start_mark.line + 1 for k, _ in node.value
-    }
-    return result
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-
-
-def _line_of(mapping: object, key: str, default: int | None) -> int | None:
-    """The line of `key` in a YAML mapping, else `default`."""
-    return mapping.lines.get(key, default) if isinstance(mapping, _Located) else default
-
-
 class _Reader:
     """Checks one template mapping, collecting problems instead of stopping at the first."""
 
-    def __init__(self, file: str, raw: _Located) -> None:
+    def __init__(self, file: str, raw: Located) -> None:
         self.file = file
         self.raw = raw
         self.id = str(raw.get("id", "-"))
@@ -109,7 +78,7 @@ class _Reader:
             self.problem(field, "needs exactly the keys tr and en", line)
             return Text("", "")
         for lang in ("tr", "en"):
-            where = _line_of(value, lang, line)
+            where = line_of(value, lang, line)
             if not isinstance(value[lang], str) or not value[lang].strip():
                 self.problem(f"{field}.{lang}", "must be a non-empty string", where)
                 return Text("", "")
@@ -232,15 +201,15 @@ class _Reader:
             raw_distractors = []
         for i, d in enumerate(raw_distractors):
             field = f"distractors[{i}]"
-            line = d.line if isinstance(d, _Located) else None
+            line = d.line if isinstance(d, Located) else None
             if not isinstance(d, dict) or set(d) != {"value", "mistake"}:
                 self.problem(field, "needs value and mistake (the feedback, tr and en)", line)
                 continue
-            value = self.formulas(f"{field}.value", d["value"], names, _line_of(d, "value", line))
+            value = self.formulas(f"{field}.value", d["value"], names, line_of(d, "value", line))
             if key and value and len(value) != len(key):
                 self.problem(f"{field}.value", "must have as many numbers as the answer", line)
             mistake = self.text(
-                f"{field}.mistake", d["mistake"], texts | {VALUE_NAME}, _line_of(d, "mistake", line)
+                f"{field}.mistake", d["mistake"], texts | {VALUE_NAME}, line_of(d, "mistake", line)
             )
             distractors.append(Distractor(value, mistake))
         text = self.text("text", raw.get("text"), texts)
@@ -287,26 +256,14 @@ def read_file(path: Path, draws: int = CHECK_DRAWS) -> tuple[list[Template], lis
     source = read_question_file(path)
     if isinstance(source, Problem):
         return [], [Problem(file, source.line, "-", "-", source.message)]
-    control = control_character(source)
-    if control is not None:
-        return [], [Problem(file, control.line, "-", "-", control.message)]
-    try:
-        data = yaml.load(source, Loader=_LineLoader)  # noqa: S506
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        what = " ".join(str(exc).split())[:300]
-        return [], [Problem(file, line, "-", "-", f"not valid YAML: {what}")]
-    except RecursionError:
-        return [], [Problem(file, 1, "-", "-", "the YAML is nested too deeply to read")]
-    except ValueError:  # Python refuses to convert an integer of over 4,300 digits
-        message = "holds an integer of more than 4,300 digits; a template's numbers are short"
-        return [], [Problem(file, 1, "-", "-", message)]
+    data, problem = load_template_yaml(file, source)
+    if problem is not None:
+        return [], [problem]
     if not isinstance(data, list):
         return [], [Problem(file, 1, "-", "-", "a template file is a list of templates")]
     templates, problems = [], []
     for i, raw in enumerate(data):
-        if not isinstance(raw, _Located):
+        if not isinstance(raw, Located):
             problems.append(Problem(file, 1, "-", f"[{i}]", "each template is a mapping"))
             continue
         reader = _Reader(file, raw)
@@ -321,14 +278,40 @@ def read_file(path: Path, draws: int = CHECK_DRAWS) -> tuple[list[Template], lis
     return templates, problems
 
 
-def template_files(paths: Sequence[str | Path] = ()) -> list[Path]:
+def template_files(paths: Sequence[str | Path] = ()) -> tuple[list[Path], list[Problem]]:
     """Template files: `templates/*.yaml` in each directory given or holding a file given
     (so `questions/` and `questions/basics.yaml` both find `questions/templates/`);
-    with no paths, the bundled ones."""
+    with no paths, the bundled ones. A templates folder that cannot be listed is a
+    problem, not an exception.
+
+    When even the folder's place cannot be looked at (a directory given that may not
+    be searched), nothing is said here: the bank's own reading of that directory has
+    already named it, in the same words.
+    """
     if not paths:
         paths = bundled_question_files()[:1]
-    dirs = {Path(p) if Path(p).is_dir() else Path(p).parent for p in paths}
-    return sorted({f for d in dirs for f in (d / "templates").glob("*.yaml")})
+    found: set[Path] = set()
+    problems: list[Problem] = []
+    for d in sorted({_folder(p) for p in paths}):
+        folder = d / "templates"
+        try:
+            if not folder.is_dir():
+                continue
+        except OSError:  # the directory itself is closed: reported with the bank
+            continue
+        try:  # not glob(), which passes over a folder it may not list without a word
+            found.update(f for f in folder.iterdir() if f.name.endswith(".yaml"))
+        except OSError as exc:
+            problems.append(cannot_list(folder, exc))
+    return sorted(found), problems
+
+
+def _folder(path: str | Path) -> Path:
+    """`path` if it is a directory, else the directory holding it."""
+    try:
+        return Path(path) if Path(path).is_dir() else Path(path).parent
+    except OSError:  # cannot be looked at: not a directory we can use
+        return Path(path).parent
 
 
 def check_templates(
@@ -336,8 +319,8 @@ def check_templates(
 ) -> tuple[TemplateSet, list[Problem]]:
     """Every template under `paths` (default: the bundled ones), and every problem."""
     templates: list[Template] = []
-    problems: list[Problem] = []
-    for path in template_files(paths):
+    files, problems = template_files(paths)
+    for path in files:
         found, more = read_file(path, draws)
         templates += found
         problems += more

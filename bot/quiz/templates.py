@@ -36,7 +36,7 @@ from .model import (
     Question,
     Text,
 )
-from .numbers import NumberError, exact_decimals, format_number, with_unit
+from .numbers import MAX_DIGITS, NumberError, exact_decimals, format_number, too_long, with_unit
 
 #: Tag on every question made from a template.
 COMPUTED_TAG = "computed"
@@ -186,6 +186,8 @@ class Template:
         for numbers in choices:
             if any(n <= 0 for n in numbers):
                 raise Rejected("a choice is not positive")
+            if any(too_long(n) for n in numbers):
+                raise Rejected(f"a choice has over {MAX_DIGITS} digits")
             if (self.count or len(numbers) > 1) and any(n.denominator != 1 for n in numbers):
                 raise Rejected("a count is not a whole number")
         return values, choices

@@ -254,18 +254,16 @@ def restore_database(src_path: Path, db_path: Path, *, now: datetime | None = No
     db_path.parent.mkdir(parents=True, exist_ok=True)
 
     tmp = _temp_beside(db_path, ".restoring")
-    src = _connect_existing(src_path, readonly=True)
-    try:
-        version, answers = _copy(src, tmp, src_path, None)
-        _fsync_file(tmp)
-    except sqlite3.Error as exc:
-        tmp.unlink(missing_ok=True)
-        raise BackupError(f"reading {src_path} failed: {exc}") from None
-    finally:
-        src.close()
-
     previous: Path | None = None
-    try:
+    try:  # the temporary copy goes whatever fails (a full disk: SQLite's error or fsync's)
+        src = _connect_existing(src_path, readonly=True)
+        try:
+            version, answers = _copy(src, tmp, src_path, None)
+            _fsync_file(tmp)
+        except sqlite3.Error as exc:
+            raise BackupError(f"copying {src_path} to {db_path.parent} failed: {exc}") from None
+        finally:
+            src.close()
         if db_path.exists():
             _checkpoint(db_path)
             stat = db_path.stat()

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+import tempfile
+from contextlib import suppress
 from pathlib import Path
 
 from bot.runlock import lock_path, running_pid
@@ -31,6 +33,24 @@ def _existing_ancestor(path: Path) -> Path:
         if parent.exists():
             return parent
     return Path("/")  # pragma: no cover - the root always exists
+
+
+def _creation_problem(base: Path, path: Path) -> str | None:
+    """Whether a file can really be created in `base`: create one and remove it.
+
+    `os.access` judges by the mode bits (and for root, not even those); some directories
+    pass it and refuse every new file: /proc and /sys (ENOENT, EACCES even for root).
+    The bot would then fail later, at its run lock, so the file the bot would create
+    first is tried here, and nothing is left behind.
+    """
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".tpquiz-probe-", dir=base)
+    except OSError as exc:
+        return problems.cannot_create(base, path, exc)
+    os.close(fd)
+    with suppress(OSError):
+        os.unlink(probe)
+    return None
 
 
 def path_problem(path: Path, *, write: bool) -> str | None:
@@ -55,7 +75,7 @@ def path_problem(path: Path, *, write: bool) -> str | None:
             return problems.cannot_open(path, NotADirectoryError(20, f"{base} is not a directory"))
         if not os.access(base, os.W_OK | os.X_OK):
             return problems.directory_not_writable(base, path)
-        return None
+        return _creation_problem(base, path)
     if stat.S_ISDIR(mode):
         return problems.is_a_directory(path)
     if not stat.S_ISREG(mode):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 __all__ = [
     "DatabaseUnusable",
+    "cannot_create",
     "cannot_open",
     "damaged",
     "directory_not_writable",
@@ -80,6 +81,14 @@ def directory_not_writable(directory: Path, path: Path) -> str:
         f"directory {directory} is not writable by {_user()}: tpquiz keeps {path.name} and "
         "its -wal, -shm and .lock files there; fix the directory's owner or mode, or set "
         "TPQUIZ_DB"
+    )
+
+
+def cannot_create(directory: Path, path: Path, exc: OSError) -> str:
+    return (
+        f"cannot create files in directory {directory} ({exc.strerror or exc}), although "
+        f"its mode allows it (e.g. /proc or /sys): tpquiz keeps {path.name} and its -wal, "
+        "-shm and .lock files there; set TPQUIZ_DB to a file on a writable disk"
     )
 
 

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
 import pytest
 
+from bot.runlock import hold_run_lock, lock_path
 from bot.storage.backup import backup_database
+from bot.storage.preflight import run_problem
 from tests.mounts import fill, tmpfs
 from tests.ops.conftest import CliRunner
 from tests.ops.test_backup import _count, _fill
+from tests.test_cli import tpquiz
+from tests.test_cli_database import _make_db
 
 
 def _digest(path: Path) -> str:
@@ -115,3 +120,40 @@ async def test_keep_prunes_only_backup_files(cli: CliRunner, ops_env: Path, tmp_
         assert code == 0, err
     assert stray.is_dir()
     assert len([p for p in backups.iterdir() if p.is_file()]) == 1
+
+
+# -- issue 31, defect 14: a restore that fails leaves nothing behind -----------------------
+
+
+@pytest.mark.parametrize("where", ["new/deeper/quiz.sqlite3", "quiz.sqlite3"])
+def test_a_restore_that_fills_the_disk_removes_what_it_created(tmp_path: Path, where: str) -> None:
+    """The real command in a subprocess, a 2 MiB backup onto a 512 KiB disk, into a path
+    with no database (and directories still to make, or none). It left its .lock file,
+    so run and doctor then said "the database was deleted or moved"."""
+    backup = _make_db(tmp_path / "backup.sqlite3")
+    with sqlite3.connect(backup) as conn:  # bigger than the disk; still a tpquiz database
+        conn.execute("CREATE TABLE padding (b BLOB)")
+        conn.execute("INSERT INTO padding VALUES (zeroblob(2000000))")
+    conn.close()
+    with tmpfs(tmp_path / "disk") as mount:
+        db = mount / where
+        restore = tpquiz("restore", str(backup), cwd=tmp_path, TPQUIZ_DB=str(db))
+        assert (restore.returncode, restore.stdout) == (1, "")
+        assert restore.stderr == (
+            f"tpquiz restore: copying {backup} to {db.parent} failed: database or disk is full\n"
+        )
+        assert list(mount.iterdir()) == []  # no lock, no directory, no temporary copy
+        assert run_problem(db) is None  # what `tpquiz run` asks first
+        doctor = tpquiz("doctor", "--offline", cwd=tmp_path, TPQUIZ_DB=str(db))
+        assert f"ok   database: no database at {db} yet: tpquiz run creates it there\n" in (
+            doctor.stdout
+        )
+
+
+def test_a_failed_restore_beside_a_database_leaves_its_lock(tmp_path: Path) -> None:
+    """Where a database is, the lock file stays: after a half-done swap it is what tells
+    `run` that the database went missing."""
+    db = _make_db(tmp_path / "quiz.sqlite3")
+    with pytest.raises(RuntimeError), hold_run_lock(db, undo_on_error=True):
+        raise RuntimeError("the restore failed")
+    assert lock_path(db).is_file()

@@ -91,3 +91,50 @@ def test_tpquiz_run_refuses_a_second_bot_on_the_same_database(
     assert err.startswith("tpquiz: tpquiz is running on this database (pid ")
     assert TOKEN not in err
     assert not ops_env.exists()  # refused before opening (and migrating) the database
+
+
+def test_a_waiter_whose_lock_file_is_removed_locks_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31, defect 14: a failed restore removes the lock file it made while a starting
+    bot may already wait on it. The waiter then holds a file no one else can see; it must
+    notice, and lock the file at the path, or two processes would both "hold" the lock."""
+    import fcntl
+    import threading
+
+    from bot import runlock
+
+    db = tmp_path / "quiz.sqlite3"
+    path = lock_path(db)
+    first = os.open(path, os.O_RDWR | os.O_CREAT)  # the restore's lock, held
+    fcntl.flock(first, fcntl.LOCK_EX)
+    waiting, go_on = threading.Event(), threading.Event()
+
+    def retry_pause(seconds: float) -> None:  # the waiter's pause, as a handshake
+        waiting.set()
+        assert go_on.wait(timeout=30)
+
+    monkeypatch.setattr(runlock.time, "sleep", retry_pause)
+    seen: list[object] = []
+    done = threading.Event()
+
+    def wait_for_it() -> None:
+        with hold_run_lock(db, wait=60):
+            seen.append(running_pid(db))
+            try:  # a newcomer at the path must meet this lock
+                with hold_run_lock(db):
+                    seen.append("a second holder got in")
+            except RunLockHeld:
+                seen.append("refused")
+        done.set()
+
+    waiter = threading.Thread(target=wait_for_it)
+    waiter.start()
+    assert waiting.wait(timeout=30)  # it opened the file and found it locked
+    path.unlink()  # the restore tidies up, still holding its lock, then lets go
+    fcntl.flock(first, fcntl.LOCK_UN)
+    os.close(first)
+    go_on.set()
+    waiter.join(timeout=30)
+    assert done.is_set()
+    assert seen == [os.getpid(), "refused"]

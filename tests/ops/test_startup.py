@@ -7,6 +7,7 @@ Issue #10, item 9: one line naming the URL and what to check, retries (with
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import socket
@@ -297,3 +298,42 @@ def test_sigterm_while_waiting_for_discord_stops_at_once(tmp_path: Path, closed_
         proc.kill()
         proc.wait()
     assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+
+
+async def _tpquiz(tmp_path: Path, *args: str, **env: str) -> tuple[int, str, str]:
+    """The real command in a subprocess, awaited so that this test's fake keeps answering."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", *args,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **env},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    return process.returncode or 0, out.decode(), err.decode()
+
+
+async def test_an_api_that_answers_the_login_with_404_is_one_line_as_doctor_says(
+    fake: Fake, tmp_path: Path
+) -> None:
+    """Issue 31, defect 13: /gateway and the gateway answer (the start-up checks pass),
+    GET /users/@me is 404 (a proxy or a path that is not Discord's). run ended in a
+    NotFound traceback; now it says doctor's sentence and exits 2 (a setting)."""
+    env = {
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_API_BASE": fake.base,
+        "DISCORD_GATEWAY_URL": str(fake.ws("/hello")),
+        "TPQUIZ_DB": str(tmp_path / "db.sqlite3"),
+    }
+    sentence = (
+        f"GET {fake.base}/users/@me answered HTTP 404: Discord may be down"
+        " (https://discordstatus.com) or DISCORD_API_BASE is wrong (Discord's is"
+        " https://discord.com/api/v10)"
+    )
+    code, out, err = await _tpquiz(tmp_path, "run", **env)
+    assert (code, err) == (2, f"tpquiz: {sentence}\n")
+    assert fake.hits == ["rest", "hello"]
+    assert "Traceback" not in out and TOKEN not in out + err
+    code, out, _ = await _tpquiz(tmp_path, "doctor", **env)
+    assert code == 1
+    assert f"FAIL discord: {sentence}\n" in out

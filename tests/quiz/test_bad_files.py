@@ -181,3 +181,12 @@ def test_template_files_get_the_same_care(name: str, make: object, message: str)
     make(Path("bank/templates") / name)  # type: ignore[operator]
     _, problems = check_templates(["bank"])
     assert [str(p) for p in problems] == [f"bank/templates/{name}:1: -: -: {message}"]
+
+
+def test_shown_describes_any_long_integer_by_its_digits() -> None:
+    """Whatever reaches a message through `shown`: Python cannot print 16**6000 at all."""
+    from bot.quiz.bank_problems import shown
+
+    assert shown(16**6000) == "<an integer of 7225 digits>"
+    assert shown(10**60) == "<an integer of 61 digits>"
+    assert shown(10**60 - 1) == "9" * 60

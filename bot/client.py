@@ -27,6 +27,7 @@ from bot import render
 from bot.config import Settings
 from bot.daily import DailyService
 from bot.daily_poster import DailyPoster, process_rate
+from bot.gateway_guard import keep_connected
 from bot.i18n import CommandTranslator
 from bot.item_service import ItemStatsService
 from bot.metrics import Metrics
@@ -153,6 +154,11 @@ class TPQuizBot(commands.Bot):
         # clicks made (docs/performance.md §1: the p99 at 200 clicks/s).
         gc.collect()
         gc.freeze()
+
+    async def connect(self, *, reconnect: bool = True) -> None:
+        """discord.py's connect, kept running after a gateway event discord.py's own
+        parser cannot read (bot.gateway_guard): one warning line, then connected again."""
+        await keep_connected(self, lambda: super(TPQuizBot, self).connect(reconnect=reconnect))
 
     async def edit_count(self, post_id: int) -> None:
         """Re-render a post with its current answer count (called by `count_edits`)."""

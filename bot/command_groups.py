@@ -4,7 +4,7 @@
 stats, privacy, reports and item-statistics extensions add their subcommands to those
 groups at load time, in one way, here. A command added to `/tpquiz-admin` from another
 module is not covered by the admin cog's `interaction_check`, so it calls
-`require_manage_guild` itself (and so must every button it shows).
+`check_admin_command` itself (and every button it shows `require_manage_guild`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.options import check_options
 from bot.service import QuizError
 
 log = logging.getLogger(__name__)
@@ -58,3 +59,13 @@ def require_manage_guild(interaction: discord.Interaction[Any], what: str) -> No
             interaction.user.id,
         )
         raise QuizError("admin_only")
+
+
+def check_admin_command(interaction: discord.Interaction[Any], what: str) -> None:
+    """What the admin cog's `interaction_check` does for its own subcommands, for one
+    added from another module: in a server, Manage Server, then the option values
+    (`bot.options.check_options`: a forged `page` of 0 or 2**70, or a string, is refused
+    before the command reads it). Called first in the command's body; the command's
+    error handler (`bot.responses.report_command_error`) answers the refusal."""
+    require_manage_guild(interaction, what)
+    check_options(interaction)

@@ -140,6 +140,13 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "questions_previous": {"tr": "Önceki", "en": "Previous"},
     "questions_next": {"tr": "Sonraki", "en": "Next"},
+    # -- a number option out of its range (bot.options; the admin listings' `page`) ------
+    "option_range": {
+        "tr": "**{option}** {min} ile {max} arasında bir tam sayı olmalı; gönderilen {value}."
+        " Hiçbir şey değiştirilmedi.",
+        "en": "**{option}** must be a whole number from {min} to {max}; this one is {value}."
+        " Nothing was changed.",
+    },
 }
 
 #: Turkish names and descriptions of the admin's reports command (`bot.i18n.COMMANDS_TR`).

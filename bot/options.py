@@ -70,10 +70,9 @@ def _problem(param: app_commands.Parameter, value: Any) -> tuple[str, dict[str, 
         numeric = (int,) if kind is AppCommandOptionType.integer else (int, float)
         if isinstance(value, bool) or not isinstance(value, numeric):
             return "option_invalid", {}
-        if (param.min_value is not None and value < param.min_value) or (
-            param.max_value is not None and value > param.max_value
-        ):
-            return "option_invalid", {}
+        least, most = param.min_value, param.max_value
+        if (least is not None and value < least) or (most is not None and value > most):
+            return "option_range", {"min": least, "max": most}
         return None
     if kind is AppCommandOptionType.boolean:
         return None if isinstance(value, bool) else ("option_invalid", {})

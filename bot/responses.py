@@ -91,8 +91,13 @@ async def reply(interaction: discord.Interaction[Any], **kwargs: Any) -> int | N
 
     Returns the id of the message sent, where Discord says it. Content and embeds are cut
     to Discord's limits first (`bot.limits`): an over-long part would lose the whole reply.
+    `view=None` (a listing with nothing to click) means no view: discord.py wants the
+    argument left out when sending (None is "remove the buttons" only to an edit), and
+    a followup refused it with a TypeError, so a deferred reply was never sent.
     """
     fit(kwargs)
+    if "view" in kwargs and kwargs["view"] is None:
+        del kwargs["view"]
     if interaction.response.is_done():
         kwargs.setdefault("wait", True)
         message = await interaction.followup.send(**kwargs)

@@ -4,7 +4,9 @@ After an update the commands a client shows can lag behind the code (a removed
 subcommand, changed options), and a forged interaction can name any command. discord.py
 raises `CommandNotFound` or `CommandSignatureMismatch` for those before any cog is
 involved, and by default only logs a traceback while the member sees "interaction
-failed". Here the member is told to reload, and the log gets one line.
+failed". Here the member is told to reload, and the log gets one line. A command or
+autocomplete whose payload discord.py cannot read at all is refused the same way
+(`interaction_check`, bot.gateway_guard).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.gateway_guard import refuse_unreadable, unreadable_command
 from bot.options import logged
 from bot.responses import report_error
 from bot.service import QuizError
@@ -26,6 +29,16 @@ log = logging.getLogger(__name__)
 
 
 class CommandTree(app_commands.CommandTree["TPQuizBot"]):
+    async def interaction_check(self, interaction: discord.Interaction[TPQuizBot], /) -> bool:
+        """Every command and autocomplete, before the tree reads its options: one that
+        discord.py cannot read (bot.gateway_guard) gets one warning line and an answer,
+        instead of a traceback in the tree's task and no reply."""
+        why = unreadable_command(interaction)
+        if why is None:
+            return True
+        await refuse_unreadable(interaction, why)
+        return False
+
     async def on_error(
         self, interaction: discord.Interaction[TPQuizBot], error: app_commands.AppCommandError, /
     ) -> None:

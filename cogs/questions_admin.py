@@ -2,8 +2,8 @@
 
 Glue only, as `cogs.reports_admin`: the commands join the `tpquiz-admin` group of
 `cogs.admin`, whose `interaction_check` does not cover commands added from another
-module, so Manage Server is checked here on each command and on every Previous/Next
-click (anyone who sees the message can click, and a custom_id can be forged). The page
+module, so Manage Server and the options are checked here on each command
+(`check_admin_command`) and Manage Server on every Previous/Next click (anyone who sees the message can click, and a custom_id can be forged). The page
 lives in the custom_id, so the buttons work after a restart. Report bodies are shown
 escaped and sent with no allowed mentions.
 
@@ -23,14 +23,19 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
-from bot.command_groups import join_group, leave_group, require_manage_guild
+from bot.command_groups import (
+    check_admin_command,
+    join_group,
+    leave_group,
+    require_manage_guild,
+)
 from bot.custom_ids import number
 from bot.i18n import t
 from bot.item_service import REFRESH_MINUTES, ServerStats
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import Lang, Question
 from bot.render_items import pages_of, question_embed, questions_embed
-from bot.responses import AnyInteraction, preamble, reply, update
+from bot.responses import AnyInteraction, preamble, reply, report_command_error, update
 from bot.service import QuizError
 
 if TYPE_CHECKING:
@@ -133,6 +138,7 @@ def page_view(flagged: list[ItemStats], page: int, lang: Lang) -> discord.ui.Vie
 async def questions_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
+    check_admin_command(interaction, "the item statistics")
     done = await preamble(interaction, lambda caller: _flagged(interaction), ephemeral=True)
     if done is None:
         return
@@ -172,6 +178,7 @@ async def _one_question(
 async def question_command(
     interaction: Interaction, question_id: app_commands.Range[str, 1, ID_LENGTH]
 ) -> None:
+    check_admin_command(interaction, "the item statistics")
     done = await preamble(
         interaction, lambda caller: _one_question(interaction, question_id), ephemeral=True
     )
@@ -196,6 +203,10 @@ async def _question_autocomplete(
     return [
         app_commands.Choice(name=i, value=i) for i in interaction.client.items.ids_matching(current)
     ]
+
+
+questions_command.error(report_command_error)
+question_command.error(report_command_error)
 
 
 async def setup(bot: TPQuizBot) -> None:

@@ -2,8 +2,8 @@
 
 Glue only, beside `cogs.reports` (the member's side). The command joins the
 `tpquiz-admin` group of `cogs.admin`, whose `interaction_check` does not cover commands
-added from another module, so Manage Server is checked here on the command and again on
-every Resolve click (a button can be clicked by anyone who sees the message, and the
+added from another module, so Manage Server and the options are checked here on the
+command (`check_admin_command`) and Manage Server again on every Resolve click (a button can be clicked by anyone who sees the message, and the
 custom_id can be forged). A report's body is a member's words: shown escaped
 (`bot.limits.echo`: no markdown, no mentions, one line) and sent with no allowed mentions.
 """
@@ -18,13 +18,18 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
-from bot.command_groups import join_group, leave_group, require_manage_guild
+from bot.command_groups import (
+    check_admin_command,
+    join_group,
+    leave_group,
+    require_manage_guild,
+)
 from bot.custom_ids import number
 from bot.i18n import t
 from bot.limits import echo
 from bot.quiz.model import Lang
 from bot.render import QUESTION_COLOUR
-from bot.responses import AnyInteraction, preamble, reply, update
+from bot.responses import AnyInteraction, preamble, reply, report_command_error, update
 from bot.service import QuizError
 from bot.storage.reports import Report
 
@@ -149,6 +154,7 @@ def page_view(found: list[Report], page: int, lang: Lang) -> discord.ui.View | N
 async def reports_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
+    check_admin_command(interaction, "the reports")
     done = await preamble(
         interaction,
         lambda caller: interaction.client.reports.open_reports(
@@ -166,6 +172,9 @@ async def reports_command(
         ephemeral=True,
         allowed_mentions=NO_MENTIONS,
     )
+
+
+reports_command.error(report_command_error)
 
 
 async def setup(bot: TPQuizBot) -> None:

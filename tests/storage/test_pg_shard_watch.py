@@ -147,3 +147,25 @@ async def test_an_outage_is_waited_out_and_the_locks_are_claimed_when_it_ends(
 async def test_watch_needs_a_claim_first(pg_url: str) -> None:
     with pytest.raises(RuntimeError, match="before claim"):
         await PgShardLocks(DatabaseUrl(pg_url)).watch()
+
+
+async def test_a_session_of_our_own_still_holding_the_locks_is_ended_on_reclaim(
+    pg_url: str,
+) -> None:
+    """A network cut rather than a restart: the server still keeps the old session, with
+    the locks. Recognised by its server pid (and our application name), it is ended and
+    the locks taken; any other holder is a refusal."""
+    url = DatabaseUrl(pg_url)
+    old = await ShardLocks.claim(url, [0], 1)
+    pid = old._conn.get_server_pid()
+    with pytest.raises(ShardHeld):  # not ours to end: refused
+        await ShardLocks._connect_and_take(url, (0,), 1, stale=pid + 1)
+    conn = await ShardLocks._connect_and_take(url, (0,), 1, stale=pid)
+    try:
+        shards, _ = await holders(url)
+        assert shards[0].pid == conn.get_server_pid() != pid
+        with pytest.raises(ShardHeld):
+            await ShardLocks.claim(url, [0], 1)
+    finally:
+        await conn.close()
+        await old.release()

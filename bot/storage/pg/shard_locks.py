@@ -273,7 +273,10 @@ class PgShardLocks:
                     await held.reclaim(self.url)
                 except ShardHeld as exc:
                     raise ShardsLost(exc) from None
-                except CONNECTION_FAULTS as exc:
+                except (*CONNECTION_FAULTS, asyncpg.PostgresError) as exc:
+                    # Anything else the server says now (a database being recreated, a
+                    # login refused during a failover) is retried as well: dying would
+                    # leave the shards to whoever asks next.
                     faults.failed(self.url.scrub(str(exc) or type(exc).__name__))
                     await pause(RECLAIM_INTERVAL if retry is None else retry)
                     continue

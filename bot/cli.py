@@ -116,6 +116,9 @@ async def _run_on_postgres(
         await locks.claim(shard_ids, shard_count, holder_name())
     except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         raise DatabaseUnusable(cannot_connect(url, exc)) from None
+    # Watched from here on: a database restart drops the locks, and they are claimed
+    # again; taken meanwhile by another process, this one stops (ShardsLost).
+    watch = asyncio.create_task(locks.watch())
     try:
         storage = await PgStorage.open(url)
         try:
@@ -123,15 +126,27 @@ async def _run_on_postgres(
         except BaseException:
             await storage.close()
             raise
-        await _serve(settings, token, bank, templates, storage)
+        await _serve(settings, token, bank, templates, storage, stop_on=watch)
+        if watch.done():
+            watch.result()  # raises what stopped the bot
     finally:
+        watch.cancel()
+        await asyncio.gather(watch, return_exceptions=True)
         await locks.release()
 
 
 async def _serve(
-    settings: Settings, token: str, bank: Bank, templates: TemplateSet, storage: StorageContract
+    settings: Settings,
+    token: str,
+    bank: Bank,
+    templates: TemplateSet,
+    storage: StorageContract,
+    *,
+    stop_on: asyncio.Future[None] | None = None,
 ) -> None:
-    """Serve Discord on the opened storage until stopped; close the storage after."""
+    """Serve Discord on the opened storage until stopped; close the storage after.
+
+    `stop_on` ending (the shard locks' watch failing) closes the bot as SIGTERM does."""
     from bot.client import TPQuizBot  # imported here so `validate` needs no discord set-up
     from bot.metrics import Metrics, serve_metrics
     from bot.startup import start
@@ -153,6 +168,10 @@ async def _serve(
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
+            if stop_on is not None:
+                stop_on.add_done_callback(
+                    lambda done: done.cancelled() or asyncio.ensure_future(bot.close())
+                )
             await start(bot, token)
     finally:
         await storage.close()

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from bot.fault_log import FaultLog
 from bot.files import UnsafeTarget, check_target, write_atomic_text
 from bot.pids import pid_alive, process_origin
 from bot.storage import problems
@@ -112,10 +113,10 @@ class HeartbeatUnwritable(Exception):
     """The heartbeat file cannot be written; the message says where and why."""
 
 
-#: Heartbeat paths whose last write failed, with the reason: the bot writes every 15 s,
-#: and a path that cannot be written must cost one log line when it starts failing and
-#: one when it recovers, not a line (let alone a traceback) per tick.
-_failing: dict[Path, str] = {}
+#: Each heartbeat path's failures (bot.fault_log): the bot writes every 15 s, and a path
+#: that cannot be written must cost one log line when it starts failing and one when it
+#: recovers, not a line (let alone a traceback) per tick.
+_failing: dict[Path, FaultLog] = {}
 
 
 def _write(path: Path, beat: Heartbeat) -> None:
@@ -140,15 +141,20 @@ def write_heartbeat(path: Path, beat: Heartbeat) -> bool:
     an info line when it works again; `tpquiz health` meanwhile sees the file age.
     """
     path = Path(path)
+    faults = _failing.get(path)
+    if faults is None:
+        faults = _failing[path] = FaultLog(
+            log,
+            "heartbeat: %s; tpquiz health will report the bot unhealthy",
+            "heartbeat: writing %s again",
+            recovered_args=(path,),
+        )
     try:
         _write(path, beat)
     except HeartbeatUnwritable as exc:
-        if _failing.get(path) != str(exc):
-            log.warning("heartbeat: %s; tpquiz health will report the bot unhealthy", exc)
-            _failing[path] = str(exc)
+        faults.failed(exc)
         return False
-    if _failing.pop(path, None) is not None:
-        log.info("heartbeat: writing %s again", path)
+    faults.worked()
     return True
 
 

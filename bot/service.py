@@ -215,8 +215,12 @@ class QuizService:
         """Record a click on a post. Whether the post is closed is decided inside the
         click's transaction (bot/storage/clicks.py), which also holds the daily streak
         of a daily post, so a click that arrives as the post closes scores nothing and
-        the reveal's counts match what was recorded."""
-        post, question = await self.load_post(post_id, guild_id, for_click=True)
+        the reveal's counts match what was recorded. A database that cannot be read is
+        AnswerNotSaved too: the member hears that the click was not saved."""
+        try:
+            post, question = await self.load_post(post_id, guild_id, for_click=True)
+        except WriteFailed as exc:
+            raise AnswerNotSaved(exc.reason) from exc
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
         if post.closed_at is not None:
@@ -290,7 +294,10 @@ class QuizService:
         position: int,
         choice_index: int,
     ) -> TestStep:
-        run = await self.load_test(run_id, guild_id, user_id)
+        try:
+            run = await self.load_test(run_id, guild_id, user_id)
+        except WriteFailed as exc:  # the database cannot be read: the click is not saved
+            raise AnswerNotSaved(exc.reason) from exc
         if not 0 <= position < len(run.question_ids):
             raise QuizError("bad_choice")
         question = self.bank.get(run.question_ids[position])

@@ -58,6 +58,24 @@ class ShardCountMismatch(ShardHeld):
         return f"{self}: every process sharing the database must use the same count"
 
 
+class ShardsLost(ShardHeld):
+    """The locks were lost with their connection (a database restart), and by the time
+    the database answered again another process had claimed what this one ran (`cause`
+    says what): this one stops, since the other runs those shards now."""
+
+    def __init__(self, cause: ShardHeld) -> None:
+        Exception.__init__(
+            self, f"lost the shard locks while PostgreSQL was unreachable, and {cause}"
+        )
+        self.shard_id = cause.shard_id
+        self.shard_count = cause.shard_count
+        self.holder = cause.holder
+
+    @property
+    def refusal(self) -> str:
+        return f"{self}: this process stops and leaves its shards to that one"
+
+
 class ShardLocks(Protocol):
     """Per-shard locks held for the life of the process (released when it dies)."""
 

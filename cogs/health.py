@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
+from bot.fault_log import FaultLog
 from bot.health import (
     HEARTBEAT_INTERVAL,
     Heartbeat,
@@ -77,7 +78,11 @@ class HealthCog(commands.Cog):
         self.watchdog = watchdog_enabled()
         self._notified_ready = False
         self._last_verdict: bool | None = None
-        self._db_failure: str | None = None
+        self._db_faults = FaultLog(
+            log,
+            "heartbeat: the database write failed: %s",
+            "heartbeat: the database write works again",
+        )
 
     async def cog_load(self) -> None:
         self.beat.start()
@@ -104,14 +109,9 @@ class HealthCog(commands.Cog):
         try:
             await self.bot.storage.meta.set(DB_PROBE_KEY, str(int(now)))
         except Exception as exc:
-            reason = str(exc) or type(exc).__name__
-            if reason != self._db_failure:
-                log.warning("heartbeat: the database write failed: %s", reason)
-                self._db_failure = reason
+            self._db_faults.failed(exc)
             return
-        if self._db_failure is not None:
-            log.info("heartbeat: the database write works again")
-            self._db_failure = None
+        self._db_faults.worked()
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:

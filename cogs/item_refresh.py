@@ -6,8 +6,9 @@ REFRESH_MINUTES, the servers whose first answers changed since their last refres
 that have none yet, or a stale one) are recomputed, a bounded number of answers per
 tick, so that `/tpquiz-admin questions` reads a summary in milliseconds instead of
 computing over a big server's answers. The loop waits for the bot to be ready first, as
-discord.py's examples/background_task.py does; a failed tick (a locked database, say)
-is logged and the next one tries again. Split into shards over several processes, a
+discord.py's examples/background_task.py does; a failed tick is logged and the next one
+tries again (a write the database refuses, a full disk say, in one line when it starts
+and one when it ends, not a traceback per tick). Split into shards over several processes, a
 process refreshes only the servers of its own shards (`bot.ownership`).
 """
 
@@ -19,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
+from bot.fault_log import FaultLog
 from bot.item_service import REFRESH_MINUTES
+from bot.storage.db import WriteFailed
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -32,6 +35,13 @@ class ItemRefreshCog(commands.Cog):
         self.bot = bot
         #: Set once the first tick after start is over (tests wait on it).
         self.first_tick = asyncio.Event()
+        #: A full disk or a database that is down fails every refresh: one warning when
+        #: that starts and one line when a refresh works again (bot.fault_log).
+        self.faults = FaultLog(
+            log,
+            "item statistics refresh: the database write failed (%s); the next one tries again",
+            "item statistics refresh: the database write works again",
+        )
 
     async def cog_load(self) -> None:
         self.refresh.start()
@@ -43,8 +53,12 @@ class ItemRefreshCog(commands.Cog):
     async def refresh(self) -> None:
         try:
             await self.refresh_due()
+        except WriteFailed as exc:
+            self.faults.failed(exc.reason)
         except Exception:
             log.exception("item statistics refresh failed; the next one tries again")
+        else:
+            self.faults.worked()
         finally:
             self.first_tick.set()
 

@@ -26,9 +26,11 @@ from discord.ext import commands, tasks
 
 from bot.buttons.review import start_view
 from bot.daily_poster import TICK_SECONDS, Pacer
+from bot.fault_log import FaultLog
 from bot.i18n import t
 from bot.reminders import DueReminder, ReminderService
 from bot.responses import user_lang
+from bot.storage.db import WriteFailed
 
 if TYPE_CHECKING:
     from bot.client import TPQuizBot
@@ -47,6 +49,8 @@ class ReminderRun:
     sent: list[DueReminder] = field(default_factory=list)
     refused: list[DueReminder] = field(default_factory=list)
     failed: list[DueReminder] = field(default_factory=list)
+    #: Not claimed: the database took no write (still due; the next tick tries again).
+    unsaved: list[DueReminder] = field(default_factory=list)
 
 
 class ReminderCog(commands.Cog):
@@ -55,6 +59,13 @@ class ReminderCog(commands.Cog):
     def __init__(self, bot: TPQuizBot) -> None:
         self.bot = bot
         self.service: ReminderService = bot.reminders
+        #: A full disk or a database that is down fails every claim of every tick: one
+        #: warning when that starts, one line when a claim works again (bot.fault_log).
+        self.faults = FaultLog(
+            log,
+            "review reminders: the database write failed (%s); the next tick tries again",
+            "review reminders: the database write works again",
+        )
 
     async def cog_load(self) -> None:
         self.tick.start()
@@ -81,9 +92,18 @@ class ReminderCog(commands.Cog):
     async def run_due(self, now: datetime) -> ReminderRun:
         """DM every member whose reminder is due at `now`; safe to run twice at once."""
         run = ReminderRun()
-        due = await self.service.due(now, owns=self.bot.ownership.owns)
+        try:
+            due = await self.service.due(now, owns=self.bot.ownership.owns)
+        except WriteFailed as exc:  # the database cannot be read now
+            self.faults.failed(exc.reason)
+            return run
         results = await asyncio.gather(*(self._remind(r) for r in due), return_exceptions=True)
         for reminder, result in zip(due, results, strict=True):
+            if isinstance(result, WriteFailed):  # not claimed: the next tick tries again
+                self.faults.failed(result.reason)
+                run.unsaved.append(reminder)
+                continue
+            self.faults.worked()
             if isinstance(result, BaseException):
                 log.error("reminder for user %s failed", reminder.user_id, exc_info=result)
                 run.failed.append(reminder)
@@ -93,7 +113,7 @@ class ReminderCog(commands.Cog):
                 run.refused.append(reminder)
             elif result == "failed":
                 run.failed.append(reminder)
-        if due:
+        if len(due) > len(run.unsaved):  # a tick that could write nothing said so above
             log.info(
                 "reminder tick: %d due, %d sent, %d refused, %d failed",
                 len(due),

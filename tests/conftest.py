@@ -4,6 +4,7 @@
 the session ends. Without PostgreSQL binaries the tests that use it skip with the
 reason, except in CI (CI=true), where they fail: see `tests.pg_server.availability`.
 `pg_url` gives each test an empty database of its own on that server, dropped after.
+`own_pg_server` is a server for one test alone, for the tests that restart it.
 They live here, not in tests/storage/, so the storage, command and end-to-end tests all
 share the one server.
 """
@@ -19,8 +20,7 @@ import pytest
 from tests.pg_server import PgServer, availability, find_bin_dir
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
+def _serve_pg() -> Iterator[PgServer]:
     bin_dir = find_bin_dir()
     verdict = availability(bin_dir, os.environ)
     if verdict.action == "fail":
@@ -38,6 +38,18 @@ def pg_server() -> Iterator[PgServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    yield from _serve_pg()
+
+
+@pytest.fixture
+def own_pg_server() -> Iterator[PgServer]:
+    """A server of the test's own, which it may restart, stop and start again (an
+    outage) without disturbing the session's server and the tests that share it."""
+    yield from _serve_pg()
 
 
 @pytest.fixture

@@ -203,25 +203,53 @@ class PgServer:
         # A port taken between free_port() and the bind makes the start fail: try again.
         for attempt in range(3):
             self.port = free_port()
-            options = " ".join(f"-c {k}={v}" for k, v in {**SETTINGS, **self.settings}.items())
-            options += f" -p {self.port} -k {self.socket_dir}"
-            result = self._run(
-                str(self.bin_dir / "pg_ctl"),
-                "-D",
-                str(self.data),
-                "-l",
-                str(self.log),
-                "-o",
-                options,
-                "-w",
-                "-t",
-                str(PG_CTL_WAIT),
-                "start",
-            )
+            result = self._pg_ctl_start()
             if result.returncode == 0:
                 return
             if attempt == 2:
                 self._check("pg_ctl start", result)
+
+    def _pg_ctl_start(self) -> subprocess.CompletedProcess[str]:
+        options = " ".join(f"-c {k}={v}" for k, v in {**SETTINGS, **self.settings}.items())
+        options += f" -p {self.port} -k {self.socket_dir}"
+        return self._run(
+            str(self.bin_dir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            str(PG_CTL_WAIT),
+            "start",
+        )
+
+    def _pg_ctl(self, *args: str) -> None:
+        self._check(
+            f"pg_ctl {args[-1]}",
+            self._run(
+                str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-w", "-t",
+                str(PG_CTL_WAIT), *args,
+            ),
+        )  # fmt: skip
+
+    def restart(self) -> None:
+        """`pg_ctl restart -m fast`, as an operator restarts the server: every session
+        ends (the advisory locks they held with them), the data stays; back when this
+        returns, on the same port."""
+        # -l: without a log file the new server would keep pg_ctl's captured stdout open.
+        self._pg_ctl("-l", str(self.log), "-m", "fast", "restart")
+
+    def halt(self) -> None:
+        """Stop the server as `pg_ctl stop -m fast` does, keeping its data: an outage
+        that `resume` ends."""
+        self._pg_ctl("-m", "fast", "stop")
+
+    def resume(self) -> None:
+        """Start a halted server again on the same port (the clients' URLs hold)."""
+        self._check("pg_ctl start", self._pg_ctl_start())
 
     def stop(self) -> None:
         """Stop the server (immediate: the data is thrown away) and delete its files."""

@@ -288,3 +288,25 @@ async def test_a_released_connection_is_not_reset_by_a_trip_but_its_transaction_
             assert await conn.fetchval("SELECT to_regclass('pg_temp.left_open')") is None
     finally:
         await db.close()
+
+
+async def test_reads_while_the_server_is_down_are_write_failed_and_work_after(
+    own_pg_server: PgServer,
+) -> None:
+    """Issue 31, defect 8: a read the server cannot answer is a storage fault as a write
+    is (WriteFailed, one line, no password), not a driver error; a bad query is not."""
+    url = own_pg_server.url()
+    db = await PgDatabase.open(url)
+    try:
+        own_pg_server.halt()
+        for read in (db.fetch, db.fetchrow):
+            with pytest.raises(WriteFailed) as raised:
+                await read("SELECT key FROM meta")
+            assert "\n" not in raised.value.reason
+            assert DatabaseUrl(url).password not in raised.value.reason
+        own_pg_server.resume()
+        assert await db.fetch("SELECT key FROM meta") == []
+        with pytest.raises(asyncpg.UndefinedTableError):
+            await db.fetchrow("SELECT * FROM no_such_table")
+    finally:
+        await db.close()

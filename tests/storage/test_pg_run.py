@@ -8,13 +8,17 @@ exit 2, having created nothing.
 
 from __future__ import annotations
 
+import asyncio
+from functools import partialmethod
 from pathlib import Path
 
 import pytest
 
 from bot.config import DatabaseUrl
+from bot.shard_lock import ShardsLost
 from bot.storage.pg.db import PgDatabase, pg_migrations
 from bot.storage.pg.shard_locks import PgShardLocks, application_name
+from tests.pg_server import PgServer
 from tests.test_cli import FAKE_TOKEN, ROOT, tpquiz
 
 
@@ -79,7 +83,7 @@ async def test_the_locks_are_held_while_serving_and_given_back_after(
     url = DatabaseUrl(pg_url)
     seen: list[tuple[list[int], int]] = []
 
-    async def serve(settings, token, bank, templates, storage) -> None:  # type: ignore[no-untyped-def]
+    async def serve(settings, token, bank, templates, storage, **_) -> None:  # type: ignore[no-untyped-def]
         shards, _ = await holders(url)
         seen.append((sorted(shards), await storage.db.schema_version()))
         await storage.close()
@@ -95,3 +99,49 @@ async def test_the_locks_are_held_while_serving_and_given_back_after(
     assert await holders(url) == ({}, {})
     newest = len(pg_migrations())
     assert seen == [([1, 3], newest), ([1, 3], newest)]
+
+
+async def test_shards_taken_during_a_database_restart_stop_the_running_bot(
+    own_pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31, defect 2, as `tpquiz run` wires it: the shard locks' watch runs beside
+    the bot, and when another process claimed the shard while PostgreSQL restarted, the
+    bot is closed (as by SIGTERM) and `_run_on_postgres` raises `ShardsLost`, whose one
+    line `tpquiz run` prints (exit 2, as for any `ShardHeld`)."""
+    from bot import cli
+    from bot.config import Settings
+    from bot.storage.pg.shard_locks import ShardLocks, holders
+
+    url = DatabaseUrl(own_pg_server.url())
+    gate, serving, closed = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def gated(_: float) -> None:
+        await gate.wait()
+
+    monkeypatch.setattr(PgShardLocks, "watch", partialmethod(PgShardLocks.watch, pause=gated))
+
+    async def serve(settings, token, bank, templates, storage, *, stop_on) -> None:  # type: ignore[no-untyped-def]
+        serving.set()
+        await asyncio.wait({stop_on})  # the bot runs until closed (cli._serve closes it)
+        closed.set()
+        await storage.close()
+
+    monkeypatch.setattr(cli, "_serve", serve)
+    settings = Settings(database_url=url)
+    run = asyncio.create_task(cli._run_on_postgres(settings, "token", None, None, None))  # type: ignore[arg-type]
+    other = None
+    try:
+        await asyncio.wait_for(serving.wait(), 60)
+        own_pg_server.restart()
+        other = await ShardLocks.claim(url, [0], 1)
+        gate.set()
+        with pytest.raises(ShardsLost, match="^lost the shard locks while PostgreSQL"):
+            await asyncio.wait_for(run, 60)
+        assert closed.is_set()
+        shards, _ = await holders(url)
+        assert shards[0].pid == other._conn.get_server_pid()
+    finally:
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)
+        if other is not None:
+            await other.release()

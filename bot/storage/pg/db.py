@@ -258,22 +258,45 @@ class PgDatabase:
                 if self.on_commit is not None:
                     self.on_commit(time.perf_counter() - started)
         except BaseException as exc:
-            fault = _storage_fault(exc)
-            if fault is None:
-                raise
-            reason = self.url.scrub(fault)
-            log.warning("PostgreSQL transaction rolled back, nothing saved: %s", reason)
-            raise WriteFailed(reason) from exc
+            self._raise_fault(exc)
+            raise
 
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
-        """One read outside any transaction (autocommit), on a pooled connection."""
-        async with self.pool.acquire() as conn:
-            return list(await conn.fetch(sql, *args))
+        """One read outside any transaction (autocommit), on a pooled connection.
+
+        A server that cannot be reached raises `WriteFailed`, as a write does: whatever
+        the read was for (a click on a post not in memory, a command) saves nothing, and
+        the member is told so in one line rather than "something went wrong" (issue 31).
+        """
+        try:
+            async with self.pool.acquire() as conn:
+                return list(await conn.fetch(sql, *args))
+        except BaseException as exc:
+            self._raise_fault(exc)
+            raise
 
     async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
-        async with self.pool.acquire() as conn:
-            row: asyncpg.Record | None = await conn.fetchrow(sql, *args)
-            return row
+        """As `fetch`, the first row or None."""
+        try:
+            async with self.pool.acquire() as conn:
+                row: asyncpg.Record | None = await conn.fetchrow(sql, *args)
+                return row
+        except BaseException as exc:
+            self._raise_fault(exc)
+            raise
+
+    def _raise_fault(self, exc: BaseException) -> None:
+        """Raise `WriteFailed` for a storage fault (`_FAULTS`); return for anything else.
+
+        Not logged here: the caller says it once (the member's reply, or a loop's
+        `bot.fault_log.FaultLog`), so a database that is down costs one line, not two.
+        """
+        fault = _storage_fault(exc)
+        if fault is None:
+            return
+        reason = self.url.scrub(fault)
+        log.debug("PostgreSQL: nothing saved: %s", reason)
+        raise WriteFailed(reason) from exc
 
 
 #: asyncpg's errors that mean the server or the connection failed, not the program: the

@@ -14,6 +14,14 @@ Processes with different shard counts would split the servers differently and ov
 without ever asking for the same shard. Each process therefore also holds a *shared*
 lock on its shard count and refuses to start beside a process holding another count.
 
+The locks live as long as their connection, so a PostgreSQL restart (or a failover, or
+an administrator's pg_terminate_backend) drops them while the process runs on: its pool
+reconnects by itself, and nothing would stop a second process from claiming the same
+shards. So `PgShardLocks.watch` checks the lock connection every `WATCH_INTERVAL` s and,
+once it is gone, claims the same locks again on a new connection every
+`RECLAIM_INTERVAL` s until the server answers; if another process claimed one
+meanwhile, it raises `ShardsLost` and `tpquiz run` stops with that one line.
+
 Keys: advisory locks in the two-int form (class, object): class SHARD_CLASS with the
 shard id as object (`bot.shard_lock.advisory_key`), class COUNT_CLASS with the shard
 count as object. `PgShardLocks` is the PostgreSQL side of the seam in bot/shard_lock.py
@@ -22,20 +30,38 @@ count as object. `PgShardLocks` is the PostgreSQL side of the seam in bot/shard_
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 import asyncpg
 
 from bot.config import DatabaseUrl
-from bot.shard_lock import LOCK_NAMESPACE, ShardCountMismatch, ShardHeld
+from bot.fault_log import FaultLog
+from bot.shard_lock import LOCK_NAMESPACE, ShardCountMismatch, ShardHeld, ShardsLost
 
 __all__ = ["COUNT_CLASS", "SHARD_CLASS", "PgShardLocks", "ShardLocks", "holders"]
 
 log = logging.getLogger(__name__)
+
+#: Seconds between two checks that the lock connection still answers.
+WATCH_INTERVAL = 5.0
+#: Seconds between two claims of the same locks while PostgreSQL does not answer.
+RECLAIM_INTERVAL = 1.0
+#: Seconds the check may wait for an answer before the connection counts as lost.
+CHECK_TIMEOUT = 10.0
+#: What a connection failing, or the server refusing it for now, raises.
+CONNECTION_FAULTS: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.OperatorInterventionError,  # 57P01 shutting down, 57P03 starting up
+    asyncpg.InsufficientResourcesError,  # 53300 too many connections
+)
 
 #: 'tpqs' and 'tpqc' as 31-bit integers: advisory lock classes no other program uses.
 SHARD_CLASS = LOCK_NAMESPACE
@@ -95,6 +121,7 @@ class ShardLocks:
 
     def __init__(self, conn: asyncpg.Connection, shard_ids: tuple[int, ...], shard_count: int):
         self._conn = conn
+        self._server_pid = conn.get_server_pid()
         self.shard_ids = shard_ids
         self.shard_count = shard_count
 
@@ -108,19 +135,54 @@ class ShardLocks:
         ids = tuple(sorted(set(shard_ids)))
         if shard_count < 1 or not ids or ids[0] < 0 or ids[-1] >= shard_count:
             raise ValueError(f"shards {ids} do not fit a shard count of {shard_count}")
+        conn = await cls._connect_and_take(url, ids, shard_count)
+        log.info("holding shards %s of %s on %s", _ranges(ids), shard_count, url.redacted)
+        return cls(conn, ids, shard_count)
+
+    @classmethod
+    async def _connect_and_take(
+        cls, url: DatabaseUrl, ids: tuple[int, ...], shard_count: int, stale: int | None = None
+    ) -> asyncpg.Connection:
         conn = await asyncpg.connect(
             url.dsn, server_settings={"application_name": application_name()}
         )
         try:
-            await cls._take(conn, ids, shard_count)
+            await cls._take(conn, ids, shard_count, stale)
         except BaseException:
             await conn.close()  # releases whatever was taken
             raise
-        log.info("holding shards %s of %s on %s", _ranges(ids), shard_count, url.redacted)
-        return cls(conn, ids, shard_count)
+        return conn
+
+    async def check(self, timeout: float = CHECK_TIMEOUT) -> str | None:  # noqa: ASYNC109
+        """None while the locks' connection answers; else why it does not (it is then
+        closed here, so that `reclaim` starts afresh)."""
+        if self._conn.is_closed():
+            return "the connection closed"
+        try:
+            await asyncio.wait_for(self._conn.fetchval("SELECT 1"), timeout)
+        except CONNECTION_FAULTS as exc:
+            self._conn.terminate()
+            return str(exc) or type(exc).__name__
+        return None
+
+    async def reclaim(self, url: DatabaseUrl) -> None:
+        """Take the same locks again on a new connection, the old one being lost.
+
+        Raises ShardHeld when another process holds one now (nothing stays held), and a
+        connection fault while the server does not answer. A session of the old
+        connection that the server still keeps (a network cut rather than a restart)
+        holds the locks too: it is recognised by its server pid and our application
+        name, and ended (`_take`).
+        """
+        stale = self._server_pid
+        self._conn.terminate()
+        self._conn = await self._connect_and_take(url, self.shard_ids, self.shard_count, stale)
+        self._server_pid = self._conn.get_server_pid()
 
     @staticmethod
-    async def _take(conn: asyncpg.Connection, ids: tuple[int, ...], shard_count: int) -> None:
+    async def _take(
+        conn: asyncpg.Connection, ids: tuple[int, ...], shard_count: int, stale: int | None = None
+    ) -> None:
         # The count first, then the check: of two processes with different counts
         # starting together, at least one sees the other (both refusing is safe).
         await conn.execute(
@@ -137,6 +199,15 @@ class ShardLocks:
             )
             if not got:
                 taken = (await _holders(conn, SHARD_CLASS)).get(shard)
+                if taken is not None and stale == taken.pid and _ours(taken):
+                    # Our own lost session: end it (waiting up to 5 s), then try again.
+                    await conn.execute("SELECT pg_terminate_backend($1, 5000)", stale)
+                    got = await conn.fetchval(
+                        "SELECT pg_try_advisory_lock($1::int, $2::int)", SHARD_CLASS, shard
+                    )
+                    if got:
+                        continue
+                    taken = (await _holders(conn, SHARD_CLASS)).get(shard)
                 raise ShardHeld(shard, shard_count, taken.describe() if taken else None)
 
     @property
@@ -165,6 +236,57 @@ class PgShardLocks:
         if self._held is not None:
             await self._held.release()
             self._held = None
+
+    async def watch(
+        self,
+        *,
+        interval: float | None = None,
+        retry: float | None = None,
+        pause: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        """Keep the claimed locks held while the process runs (see the module docstring).
+
+        Runs until cancelled; raises `ShardsLost` when the locks were lost and another
+        process holds one of them by the time PostgreSQL answers again. `interval` and
+        `retry` default to `WATCH_INTERVAL` and `RECLAIM_INTERVAL`; every wait goes
+        through `pause`, so a test decides when the next check runs.
+        """
+        held = self._held
+        if held is None:
+            raise RuntimeError("watch() before claim()")
+        faults = FaultLog(
+            log,
+            "shards %s of %s: the PostgreSQL connection holding their locks is lost (%s);"
+            " claiming them again once the server answers",
+            "shards %s of %s: their locks are held again",
+            _ranges(held.shard_ids),
+            held.shard_count,
+        )
+        while True:
+            await pause(WATCH_INTERVAL if interval is None else interval)
+            lost = await held.check()
+            if lost is None:
+                continue
+            faults.failed(self.url.scrub(lost))
+            while True:
+                try:
+                    await held.reclaim(self.url)
+                except ShardHeld as exc:
+                    raise ShardsLost(exc) from None
+                except (*CONNECTION_FAULTS, asyncpg.PostgresError) as exc:
+                    # Anything else the server says now (a database being recreated, a
+                    # login refused during a failover) is retried as well: dying would
+                    # leave the shards to whoever asks next.
+                    faults.failed(self.url.scrub(str(exc) or type(exc).__name__))
+                    await pause(RECLAIM_INTERVAL if retry is None else retry)
+                    continue
+                faults.worked()
+                break
+
+
+def _ours(holder: Holder) -> bool:
+    """Whether a lock's holder is a session of this very process (named by it)."""
+    return holder.application == application_name()
 
 
 def _ranges(ids: tuple[int, ...]) -> str:

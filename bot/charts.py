@@ -61,13 +61,14 @@ def stats_figure(
     labels: ChartLabels,
 ) -> Figure:
     """The picture before it is saved (`stats_png`), for a test to read its labels."""
-    figure = Figure(figsize=(10, 4.2), dpi=100)
+    # Taller with more topics, so that each name keeps a readable row on a phone.
+    figure = Figure(figsize=(10, max(4.2, 1.4 + 0.2 * len(per_topic))), dpi=100)
     FigureCanvasAgg(figure)
     figure.suptitle(labels.title, fontsize=13, fontweight="bold")
     topics_ax, weeks_ax = figure.subplots(1, 2, width_ratios=(1, 1.2))
     # Fixed margins (room for the longest topic name): a layout engine would double the
     # drawing time.
-    figure.subplots_adjust(left=0.165, right=0.985, bottom=0.16, top=0.84, wspace=0.22)
+    figure.subplots_adjust(left=0.19, right=0.985, bottom=0.16, top=0.84, wspace=0.22)
 
     topics = in_topic_order(per_topic)
     if topics:

@@ -63,7 +63,8 @@ def test_validate_lists_every_problem_on_its_own_line() -> None:
         "broken/topic-unknown.yaml:5: fx-topic: topic: unknown topic 'mlp-splt'; did you mean "
         "'mlp-split'? topics: basics, mlp-split, attention-split, collectives, comm-cost, "
         "embeddings, sequence-parallel, memory, 3d-parallelism, vs-other-parallelism, "
-        "practice, overlap, rng-and-dropout, inference",
+        "practice, overlap, rng-and-dropout, inference, context-parallel, moe-parallel, fp8, "
+        "dtensor, checkpoint-resharding, determinism",
         "broken/not-a-list.yaml:4: -: -: the file must be a YAML list of questions, got a "
         "mapping; start each question with '- id: ...'",
         "2 problems in 2 files",
@@ -87,6 +88,12 @@ by topic:
   overlap                         0
   rng-and-dropout                 0
   inference                       0
+  context-parallel                0
+  moe-parallel                    0
+  fp8                             0
+  dtensor                         0
+  checkpoint-resharding           0
+  determinism                     0
 by difficulty:
   1 (recall)                      1
   2 (understanding)               1

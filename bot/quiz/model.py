@@ -30,6 +30,12 @@ TOPICS: tuple[str, ...] = (
     "overlap",
     "rng-and-dropout",
     "inference",
+    "context-parallel",
+    "moe-parallel",
+    "fp8",
+    "dtensor",
+    "checkpoint-resharding",
+    "determinism",
 )
 
 #: Tag carried by the eight questions of the original quiz, run by `/tpquiz test`.

@@ -26,6 +26,7 @@ import difflib
 import functools
 import zlib
 from dataclasses import dataclass, field
+from typing import cast
 
 __all__ = ["PairCheck", "SearchWork", "Trigrams", "lcs_length", "length_window", "position_masks"]
 
@@ -85,18 +86,23 @@ class Trigrams:
         The ids are small ints stored once in `ids` and shared by every stem's tuple, so
         a stem costs 8 bytes a trigram, and intersections hash one-digit ints.
         """
-        counted = collections.Counter(text[i : i + 3] for i in range(len(text) - 2))
-        ids = self.ids
-        out: list[int] = []
+        grams = [text[i : i + 3] for i in range(len(text) - 2)]
+        counted = collections.Counter(grams)
+        get = self.ids.get
+        found = [get(gram) for gram in counted]  # None: a trigram new to the search
+        if None in found:
+            distinct = [
+                self._new(g) if d is None else d for g, d in zip(counted, found, strict=True)
+            ]
+        else:
+            distinct = cast(list[int], found)
+        if len(counted) == len(grams):  # no trigram twice: the usual case
+            return tuple(distinct), distinct
+        out = list(distinct)
         for gram, count in counted.items():
-            gid = ids.get(gram)
-            if gid is None:
-                gid = self._new(gram)
-            out.append(gid)
             for k in range(2, count + 1):
-                again = ids.get((gram, k))
+                again = get((gram, k))
                 out.append(self._new((gram, k)) if again is None else again)
-        distinct = out if len(out) == len(counted) else [ids[gram] for gram in counted]
         return tuple(out), distinct
 
 

@@ -35,6 +35,7 @@ and is listed in `SearchWork.partial`, so start-up stays bounded and says so.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import math
 import re
@@ -67,7 +68,6 @@ PARTIAL_CANDIDATES = 16
 _ROWS = 4
 _BANDS = 24
 _BINS = _ROWS * _BANDS
-_EMPTY = -1
 #: A densified bin value is below 2**32 // _BINS plus (distance < 2 * _BINS) << 32, so
 #: below 2**40: a band's four values and its number pack exactly into one integer key.
 _VALUE_BITS = 40
@@ -104,23 +104,25 @@ _NO_COMBINING = _DropCombining()
 
 
 def _sketch(distinct: list[int], hashes: list[int]) -> list[int]:
-    """One-permutation MinHash of a stem's distinct trigrams, densified by rotation."""
-    bins = [_EMPTY] * _BINS
-    for gid in distinct:
-        h = hashes[gid]
-        slot, value = h % _BINS, h // _BINS
-        if bins[slot] == _EMPTY or value < bins[slot]:
-            bins[slot] = value
-    # Rotation densification (Shrivastava & Li 2014): an empty bin borrows the next
-    # filled bin's value, offset by the distance, so equal sets still agree bin by bin.
-    out = list(bins)
-    nxt = 0
-    for step in range(2 * _BINS - 1, -1, -1):  # twice round, so every bin sees a filled one
-        slot = step % _BINS
-        if bins[slot] != _EMPTY:
-            nxt = step
-        elif step < _BINS:
-            out[slot] = bins[nxt % _BINS] + ((nxt - step) << 32)
+    """One-permutation MinHash of a stem's distinct trigrams (at least one), densified.
+
+    Each trigram's hash picks a bin (hash % _BINS) and a value (hash // _BINS); a bin
+    keeps its smallest value. Rotation densification (Shrivastava & Li 2014): an empty
+    bin borrows the next filled bin's value (cyclically), offset by the distance, so
+    equal sets still agree bin by bin.
+    """
+    # Sorted by value, largest first, so each bin's smallest value is written last.
+    by_value = sorted(((hashes[g] // _BINS, hashes[g] % _BINS) for g in distinct), reverse=True)
+    best = {slot: value for value, slot in by_value}
+    filled = sorted(best)
+    out = []
+    for slot in range(_BINS):
+        value = best.get(slot)
+        if value is None:
+            k = bisect.bisect_right(filled, slot)
+            nxt = filled[k] if k < len(filled) else filled[0] + _BINS
+            value = best[nxt % _BINS] + ((nxt - slot) << 32)
+        out.append(value)
     return out
 
 

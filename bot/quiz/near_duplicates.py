@@ -216,10 +216,9 @@ def near_duplicate_pairs(
         lo, hi = length_window(len(text), threshold)
         fitting = [i for i in counts if lo <= lengths[i] <= hi]
         work.length_checks += len(counts)
-        if first_only:
-            fitting.sort(key=lambda i: (-counts[i], i))
-        else:
-            fitting.sort()
+        fitting.sort()
+        if first_only:  # most bands shared first, ties in index order (the sort is stable)
+            fitting.sort(key=counts.__getitem__, reverse=True)
         if partial and len(fitting) > PARTIAL_CANDIDATES:
             fitting = fitting[:PARTIAL_CANDIDATES] if first_only else _likeliest(fitting, counts)
             cut = True
@@ -236,7 +235,7 @@ def near_duplicate_pairs(
 
 def _likeliest(fitting: list[int], counts: collections.Counter[int]) -> list[int]:
     """The `PARTIAL_CANDIDATES` with the most bands shared, back in index order."""
-    return sorted(sorted(fitting, key=lambda i: (-counts[i], i))[:PARTIAL_CANDIDATES])
+    return sorted(sorted(fitting, key=counts.__getitem__, reverse=True)[:PARTIAL_CANDIDATES])
 
 
 def exhaustive_pairs(

@@ -63,19 +63,21 @@ class SearchWork:
 class Trigrams:
     """Small integer ids for the trigram occurrences of one search, and each stem's codes."""
 
-    def __init__(self) -> None:
+    def __init__(self, bins: int) -> None:
         #: A trigram's first occurrence is keyed by the trigram, its k-th by (trigram, k).
         self.ids: dict[str | tuple[str, int], int] = {}
-        #: Per id of a first occurrence, the trigram's hash for MinHash (crc32 spread
-        #: over 32 bits; 0 for the ids of later occurrences, which MinHash ignores).
-        self.hashes: list[int] = []
+        #: Per id of a first occurrence, the trigram's MinHash (value, bin) among `bins`
+        #: bins, from crc32 spread over 32 bits; (0, 0) for later occurrences (unused).
+        self.minhash: list[tuple[int, int]] = []
+        self._bins = bins
 
     def _new(self, key: str | tuple[str, int]) -> int:
         gid = self.ids[key] = len(self.ids)
         if isinstance(key, str):  # spread crc32's low bits across the MinHash bins
-            self.hashes.append((zlib.crc32(key.encode()) * 0x9E3779B1) & 0xFFFFFFFF)
+            h = (zlib.crc32(key.encode()) * 0x9E3779B1) & 0xFFFFFFFF
+            self.minhash.append(divmod(h, self._bins))
         else:
-            self.hashes.append(0)
+            self.minhash.append((0, 0))
         return gid
 
     def of(self, text: str) -> tuple[tuple[int, ...], list[int]]:

@@ -103,7 +103,7 @@ class _DropCombining(dict[int, "int | None"]):
 _NO_COMBINING = _DropCombining()
 
 
-def _sketch(distinct: list[int], hashes: list[int]) -> list[int]:
+def _sketch(distinct: list[int], minhash: list[tuple[int, int]]) -> list[int]:
     """One-permutation MinHash of a stem's distinct trigrams (at least one), densified.
 
     Each trigram's hash picks a bin (hash % _BINS) and a value (hash // _BINS); a bin
@@ -112,7 +112,7 @@ def _sketch(distinct: list[int], hashes: list[int]) -> list[int]:
     equal sets still agree bin by bin.
     """
     # Sorted by value, largest first, so each bin's smallest value is written last.
-    by_value = sorted(((hashes[g] // _BINS, hashes[g] % _BINS) for g in distinct), reverse=True)
+    by_value = sorted(map(minhash.__getitem__, distinct), reverse=True)
     best = {slot: value for value, slot in by_value}
     filled = sorted(best)
     out = []
@@ -183,7 +183,7 @@ def near_duplicate_pairs(
     work = SearchWork() if work is None else work
     texts = list(texts)
     lengths = [len(t) for t in texts]
-    trigrams = Trigrams()
+    trigrams = Trigrams(_BINS)
     codes: list[tuple[int, ...]] = []
     bands = _Bands()
     short: list[int] = []
@@ -204,7 +204,7 @@ def near_duplicate_pairs(
             cut = cut or len(everyone) < j
             short.append(j)
         else:
-            for key in _band_keys(_sketch(distinct, trigrams.hashes)):
+            for key in _band_keys(_sketch(distinct, trigrams.minhash)):
                 members, left_out = bands.members_then_add(key, j, newest)
                 counts.update(members)
                 work.bucket_entries += len(members)
@@ -249,7 +249,7 @@ def exhaustive_pairs(
     """
     texts = list(texts)
     slope = 2.5 * threshold - 2
-    trigrams = Trigrams()
+    trigrams = Trigrams(_BINS)
     codes = [trigrams.of(t)[0] for t in texts]
     frequency = collections.Counter(c for cs in codes for c in cs)
     postings: dict[int, list[int]] = collections.defaultdict(list)

@@ -27,7 +27,13 @@ from bot.quiz.model import (
     Question,
     Text,
 )
-from bot.quiz.near_duplicates import near_duplicate_pairs, normalise
+from bot.quiz.near_duplicates import (
+    PARTIAL_CANDIDATES,
+    SEARCH_BUDGET,
+    SearchWork,
+    near_duplicate_pairs,
+    normalise,
+)
 
 __all__ = [
     "ALLOWED_QUESTION_KEYS",
@@ -355,7 +361,9 @@ class QuestionChecker(ChoiceChecker):
         """
         for lang in LANGS:
             texts = [ref.normalised[lang] for ref in self._stems]
-            for i, j, ratio in near_duplicate_pairs(texts, first_only=True):
+            work = SearchWork()
+            found = near_duplicate_pairs(texts, first_only=True, budget=SEARCH_BUDGET, work=work)
+            for i, j, ratio in found:
                 first, second = self._stems[i], self._stems[j]
                 self.problems.append(
                     Problem(
@@ -369,3 +377,23 @@ class QuestionChecker(ChoiceChecker):
                         "a different idea",
                     )
                 )
+            if work.partial:
+                self._warn_partial(lang, work.partial)
+
+    def _warn_partial(self, lang: str, partial: list[int]) -> None:
+        """One warning when the search's budget ran out (issue 31 item 15)."""
+        at = self._stems[partial[0]]
+        self.warnings.append(
+            Problem(
+                at.file,
+                at.line,
+                at.question_id,
+                f"text.{lang}",
+                f"the bank has so many look-alike stems that the near-duplicate check "
+                f"reached its work limit here: this stem and {len(partial) - 1} later ones "
+                f"were compared only with their {PARTIAL_CANDIDATES} likeliest look-alikes, "
+                "so a near-duplicate among them may go unreported; reword stems that "
+                "differ only in their numbers, or make them a template "
+                "(questions/templates/)",
+            )
+        )

@@ -96,6 +96,20 @@ class _LineLoader(_SafeLoader):
     """
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _construct(loader: _LineLoader, node: yaml.Node) -> Any:
+    """`loader.construct_object(node, deep=True)`, without its bookkeeping for strings.
+
+    A string scalar constructs to its node's value; most of a question file is strings,
+    and the general path costs several calls each (issue 31 item 15: 10,000 questions).
+    """
+    if node.tag == _STR_TAG and isinstance(node, yaml.ScalarNode):
+        return node.value
+    return loader.construct_object(node, deep=True)
+
+
 def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> Map:
     # Keys written in this mapping (not pulled in by a `<<: *anchor` merge, which they
     # may legitimately override): only these count as duplicates.
@@ -107,7 +121,7 @@ def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> Map:
     result.key_lines = {}
     result.duplicates = []
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _construct(loader, key_node)
         try:
             hash(key)
         except TypeError:
@@ -122,13 +136,13 @@ def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> Map:
             if key in seen_own:
                 result.duplicates.append((key, key_line))
             seen_own.add(key)
-        result[key] = loader.construct_object(value_node, deep=True)
+        result[key] = _construct(loader, value_node)
         result.key_lines[key] = key_line
     return result
 
 
 def _construct_seq(loader: _LineLoader, node: yaml.SequenceNode) -> Seq:
-    result = Seq(loader.construct_object(child, deep=True) for child in node.value)
+    result = Seq(_construct(loader, child) for child in node.value)
     result.line = node.start_mark.line + 1
     result.item_lines = [child.start_mark.line + 1 for child in node.value]
     return result

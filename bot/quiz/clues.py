@@ -98,7 +98,8 @@ def key_ratios(question: Question, lang: Lang) -> tuple[float, float]:
 def _lengths(question: Question, lang: Lang) -> tuple[int, float, int]:
     key = next(len(c.text.get(lang)) for c in question.choices if c.correct)
     others = [len(c.text.get(lang)) for c in question.choices if not c.correct]
-    return key, statistics.mean(others), max(others)
+    # sum / len: the same float as statistics.mean for ints, at a tenth of the cost
+    return key, sum(others) / len(others), max(others)
 
 
 def clues(question: Question) -> list[Clue]:

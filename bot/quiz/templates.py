@@ -9,7 +9,9 @@ stores the drawn parameters (`encode_params`), and the same parameters always gi
 same question: the message, the click reply, the reveal and a restart agree.
 
 A draw is rejected, and drawn again, when a constraint fails, a count is not whole, a
-value is not positive, or two choices would read the same in either language.
+value is not positive, two choices would read the same in either language, or its four
+values would give the key's rank away (`Template._pick_mistakes`: the rank is chosen
+evenly first, and parameters and shown mistakes are drawn until they reach it).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ SHOWN_MISTAKES = 3
 MAX_MISTAKES = 6
 #: Stored with the parameters: which mistakes a post shows, as a bit mask of their indexes.
 MISTAKES_KEY = "_mistakes"
+#: Tries of a draw that keep to the key's rank chosen for it (Template._pick_mistakes).
+RANK_TRIES = 20
 
 Params = dict[str, Fraction]
 
@@ -105,13 +109,19 @@ class Template:
     # -- drawing -----------------------------------------------------------------------
 
     def draw(self, rng: random.Random, tries: int = MAX_TRIES) -> Params:
-        """Parameters for one post: redrawn until every check passes, at most `tries` times."""
+        """Parameters for one post: redrawn until every check passes, at most `tries` times.
+
+        The key's rank among the four values is chosen first, evenly (`_pick_mistakes`
+        says how it is reached), and kept for the first RANK_TRIES tries; after that any
+        rank the parameters allow will do, so that a template whose mistakes cannot put
+        the key at some rank still draws (validate's rank figures then show it)."""
         reason = "no tries"
-        for _ in range(tries):
+        target = rng.randrange(SHOWN_MISTAKES + 1)
+        for attempt in range(tries):
             params = {p.name: rng.choice(p.values) for p in self.params}
             try:
+                shown = self._pick_mistakes(params, rng, target if attempt < RANK_TRIES else None)
                 if len(self.distractors) > SHOWN_MISTAKES:
-                    shown = self._pick_mistakes(params, rng)
                     params[MISTAKES_KEY] = Fraction(sum(1 << i for i in shown))
                 self.materialize(params)
             except Rejected as exc:
@@ -120,12 +130,28 @@ class Template:
             return params
         raise TemplateError(f"template {self.id}: no usable draw in {tries} tries ({reason})")
 
-    def _pick_mistakes(self, params: Params, rng: random.Random) -> tuple[int, ...]:
-        """Three of the mistakes for a post, chosen so that the key's rank among the four
-        choices is spread evenly over the ranks the mistakes allow. A mistake is mostly a
-        fixed factor away from the key, so a random three would leave the key in the
-        middle nearly always, and "never the smallest, never the largest" would beat
-        chance."""
+    def _pick_mistakes(
+        self, params: Params, rng: random.Random, target: int | None
+    ) -> tuple[int, ...]:
+        """Three of the mistakes for a post, so that the key's rank is `target`.
+
+        A mistake is mostly a fixed factor away from the key, so a random three (or the
+        same three every time) would leave the key in the middle nearly always, and
+        "always the second smallest" would beat chance. The rule:
+
+        * the rank is the number of shown values below the key (0 = the key is the
+          smallest); for a shape, values are the products of its dimensions;
+        * a three in which a mistake's value equals the key's is not shown: it would
+          give the key two ranks at once, and a member picking either would be right;
+        * among the threes that put the key at `target`, one is picked at random; when
+          none does, this draw is Rejected and the parameters are drawn again, so over
+          many posts the key sits at each rank equally often wherever the mistakes make
+          that possible. With `target` None (after RANK_TRIES tries) any rank the
+          parameters allow is picked evenly, then a three with it.
+
+        With exactly three mistakes there is one three: only the parameters move the
+        key's rank, so such a template needs mistakes whose side of the key depends on
+        the parameters, or more mistakes."""
         values = self.values(params)
         try:
             key = Fraction(math.prod(e.number(values) for e in self.answer))
@@ -138,11 +164,19 @@ class Template:
             except ExpressionError:
                 continue  # cannot be computed here: not shown in this post
         by_rank: dict[int, list[tuple[int, ...]]] = {}
+        tied: dict[int, list[tuple[int, ...]]] = {}
         for combo in itertools.combinations(sorted(sizes), SHOWN_MISTAKES):
-            by_rank.setdefault(sum(sizes[i] < key for i in combo), []).append(combo)
-        if not by_rank:
+            rank = sum(sizes[i] < key for i in combo)
+            into = tied if any(sizes[i] == key for i in combo) else by_rank
+            into.setdefault(rank, []).append(combo)
+        if target is not None:
+            if target not in by_rank:
+                raise Rejected(f"no three mistakes put the key at rank {target}")
+            return rng.choice(by_rank[target])
+        fallback = by_rank or tied
+        if not fallback:
             raise Rejected(f"fewer than {SHOWN_MISTAKES} mistakes can be computed")
-        return rng.choice(by_rank[rng.choice(sorted(by_rank))])
+        return rng.choice(fallback[rng.choice(sorted(fallback))])
 
     def values(self, params: Mapping[str, Fraction]) -> Params:
         """Parameters plus derived values; Rejected when a constraint fails."""

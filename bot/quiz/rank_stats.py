@@ -40,6 +40,7 @@ __all__ = [
     "WARNING_SHARE",
     "RankCounts",
     "choice_value",
+    "count_ranks",
     "fixed_rank_counts",
     "format_rank_stats",
     "key_ranks",
@@ -99,7 +100,8 @@ def key_ranks(values: Sequence[Fraction | int], key: int) -> range:
     return range(below, below + equal)
 
 
-def _count(label: str, posts: Iterable[tuple[Sequence[Fraction | int], int]]) -> RankCounts:
+def count_ranks(label: str, posts: Iterable[tuple[Sequence[Fraction | int], int]]) -> RankCounts:
+    """Rank counts over posts given as (values, index of the key)."""
     hits = [0] * RANKS
     total = 0
     for values, key in posts:
@@ -143,7 +145,7 @@ def fixed_rank_counts(bank: Bank, lang: Lang) -> list[RankCounts]:
         ("words", lambda text: len(text.split())),
     ]
     found = [
-        _count(
+        count_ranks(
             label,
             (([measure(c.text.get(lang)) for c in q.choices], _key_index(q)) for q in questions),
         )
@@ -154,7 +156,7 @@ def fixed_rank_counts(bank: Bank, lang: Lang) -> list[RankCounts]:
         values = [choice_value(c.text.get(lang), lang) for c in q.choices]
         if all(v is not None for v in values):
             numeric.append(([v for v in values if v is not None], _key_index(q)))
-    found.append(_count("value", numeric))
+    found.append(count_ranks("value", numeric))
     return found
 
 
@@ -174,7 +176,7 @@ def template_rank_counts(
             posts.append((template_values(template, template.draw(rng)), 0))
         except Rejected:  # pragma: no cover - draw() only returns askable parameters
             continue
-    return _count(template.id, posts)
+    return count_ranks(template.id, posts)
 
 
 def template_rank_figures(

@@ -160,9 +160,12 @@ class Template:
         sizes: dict[int, Fraction] = {}
         for i, distractor in enumerate(self.distractors):
             try:
-                sizes[i] = Fraction(math.prod(e.number(values) for e in distractor.value))
+                numbers = [e.number(values) for e in distractor.value]
             except ExpressionError:
                 continue  # cannot be computed here: not shown in this post
+            whole = not (self.count or len(numbers) > 1) or all(n.denominator == 1 for n in numbers)
+            if whole and all(n > 0 for n in numbers):  # else not askable: not shown either
+                sizes[i] = Fraction(math.prod(numbers))
         by_rank: dict[int, list[tuple[int, ...]]] = {}
         tied: dict[int, list[tuple[int, ...]]] = {}
         for combo in itertools.combinations(sorted(sizes), SHOWN_MISTAKES):

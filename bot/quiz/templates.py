@@ -58,8 +58,10 @@ SHOWN_MISTAKES = 3
 MAX_MISTAKES = 6
 #: Stored with the parameters: which mistakes a post shows, as a bit mask of their indexes.
 MISTAKES_KEY = "_mistakes"
-#: Tries of a draw that keep to the key's rank chosen for it (Template._pick_mistakes).
+#: Tries of a draw that keep to the key's rank chosen for it (Template._pick_mistakes),
+#: and parameter draws probed for the ranks a template's key can reach.
 RANK_TRIES = 20
+RANK_PROBES = 100
 
 Params = dict[str, Fraction]
 
@@ -111,12 +113,11 @@ class Template:
     def draw(self, rng: random.Random, tries: int = MAX_TRIES) -> Params:
         """Parameters for one post: redrawn until every check passes, at most `tries` times.
 
-        The key's rank among the four values is chosen first, evenly (`_pick_mistakes`
-        says how it is reached), and kept for the first RANK_TRIES tries; after that any
-        rank the parameters allow will do, so that a template whose mistakes cannot put
-        the key at some rank still draws (validate's rank figures then show it)."""
+        The key's rank among the four values is chosen first, evenly among the ranks the
+        template can reach (`reachable_ranks`), and kept for RANK_TRIES tries; after that
+        any rank the parameters allow will do (`_pick_mistakes` says how)."""
         reason = "no tries"
-        target = rng.randrange(SHOWN_MISTAKES + 1)
+        target = rng.choice(self.reachable_ranks())
         for attempt in range(tries):
             params = {p.name: rng.choice(p.values) for p in self.params}
             try:
@@ -130,6 +131,10 @@ class Template:
             return params
         raise TemplateError(f"template {self.id}: no usable draw in {tries} tries ({reason})")
 
+    def reachable_ranks(self) -> tuple[int, ...]:
+        """The ranks the key can take among the four values (probed once, seeded)."""
+        return _reachable(self)
+
     def _pick_mistakes(
         self, params: Params, rng: random.Random, target: int | None
     ) -> tuple[int, ...]:
@@ -137,21 +142,26 @@ class Template:
 
         A mistake is mostly a fixed factor away from the key, so a random three (or the
         same three every time) would leave the key in the middle nearly always, and
-        "always the second smallest" would beat chance. The rule:
+        "always the second smallest" would beat chance. The rule: the rank is the number
+        of shown values below the key (a shape: the product of its dimensions); a three
+        with a mistake equal to the key is not shown (the key would hold two ranks at
+        once); among the threes that put the key at `target` one is picked at random,
+        and when none does the draw is Rejected and the parameters are drawn again. So
+        the key sits at each reachable rank equally often over many posts. With `target`
+        None, any rank the parameters allow is picked evenly, then a three with it."""
+        by_rank, tied = self._threes(params)
+        if target is not None:
+            if target not in by_rank:
+                raise Rejected(f"no three mistakes put the key at rank {target}")
+            return rng.choice(by_rank[target])
+        fallback = by_rank or tied
+        if not fallback:
+            raise Rejected(f"fewer than {SHOWN_MISTAKES} mistakes can be computed")
+        return rng.choice(fallback[rng.choice(sorted(fallback))])
 
-        * the rank is the number of shown values below the key (0 = the key is the
-          smallest); for a shape, values are the products of its dimensions;
-        * a three in which a mistake's value equals the key's is not shown: it would
-          give the key two ranks at once, and a member picking either would be right;
-        * among the threes that put the key at `target`, one is picked at random; when
-          none does, this draw is Rejected and the parameters are drawn again, so over
-          many posts the key sits at each rank equally often wherever the mistakes make
-          that possible. With `target` None (after RANK_TRIES tries) any rank the
-          parameters allow is picked evenly, then a three with it.
-
-        With exactly three mistakes there is one three: only the parameters move the
-        key's rank, so such a template needs mistakes whose side of the key depends on
-        the parameters, or more mistakes."""
+    def _threes(self, params: Params) -> tuple[dict[int, list[tuple[int, ...]]], ...]:
+        """(threes by the key's rank they give, threes with a mistake equal to the key),
+        among the mistakes that can be asked with these parameters."""
         values = self.values(params)
         try:
             key = Fraction(math.prod(e.number(values) for e in self.answer))
@@ -169,17 +179,9 @@ class Template:
         by_rank: dict[int, list[tuple[int, ...]]] = {}
         tied: dict[int, list[tuple[int, ...]]] = {}
         for combo in itertools.combinations(sorted(sizes), SHOWN_MISTAKES):
-            rank = sum(sizes[i] < key for i in combo)
             into = tied if any(sizes[i] == key for i in combo) else by_rank
-            into.setdefault(rank, []).append(combo)
-        if target is not None:
-            if target not in by_rank:
-                raise Rejected(f"no three mistakes put the key at rank {target}")
-            return rng.choice(by_rank[target])
-        fallback = by_rank or tied
-        if not fallback:
-            raise Rejected(f"fewer than {SHOWN_MISTAKES} mistakes can be computed")
-        return rng.choice(fallback[rng.choice(sorted(fallback))])
+            into.setdefault(sum(sizes[i] < key for i in combo), []).append(combo)
+        return by_rank, tied
 
     def values(self, params: Mapping[str, Fraction]) -> Params:
         """Parameters plus derived values; Rejected when a constraint fails."""
@@ -315,6 +317,22 @@ def _fill(
     if len(filled) > limit:
         raise Rejected(f"a text is longer than {limit} characters once filled")
     return filled
+
+
+@functools.lru_cache(maxsize=256)
+def _reachable(template: Template) -> tuple[int, ...]:
+    """The key's ranks over RANK_PROBES seeded parameter draws (all four if none works):
+    a draw aims only at these, so no draw spends its tries on a rank it cannot reach."""
+    rng = random.Random(f"reach:{template.id}")
+    found: set[int] = set()
+    for _ in range(RANK_PROBES):
+        try:
+            found.update(
+                template._threes({p.name: rng.choice(p.values) for p in template.params})[0]
+            )
+        except Rejected:
+            continue
+    return tuple(sorted(found)) or tuple(range(SHOWN_MISTAKES + 1))
 
 
 @functools.lru_cache(maxsize=512)

@@ -65,7 +65,7 @@ _NUMERIC = re.compile(
     rf"\A(?P<lead>[^\d]{{0,12}}?)(?P<num>{_NUMBER}(?:\s*[×x,]\s*{_NUMBER})*)\)?"
     r"\s*(?P<unit>%|[A-Za-zµ]+(?:/s)?)?\.?\s*(?:\([^()]*\))?\Z"
 )
-_SCALE = {
+_SCALE: dict[str, Fraction | int] = {
     "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
     "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
     "µs": Fraction(1, 10**6), "ms": Fraction(1, 10**3),
@@ -122,7 +122,7 @@ def choice_value(text: str, lang: Lang) -> Fraction | None:
     parts = re.split(r"\s*[×x]\s*|,\s+", match["num"])
     numbers = [p.replace(thousands, "").replace(point, ".") for p in parts]
     try:
-        value = math.prod(Fraction(n) for n in numbers)
+        value = Fraction(math.prod(Fraction(n) for n in numbers))
     except ValueError:
         return None
     return value * _SCALE.get(match["unit"] or "", 1)

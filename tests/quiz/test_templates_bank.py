@@ -53,6 +53,7 @@ def _ring(p: P) -> list[Numbers]:
         (n - 1) * size,
         size / n,
         n * (2 * (n - 1) / n * size),  # all n GPUs together
+        2 * size / n,  # one step per phase
     ]
 
 
@@ -269,6 +270,7 @@ def _first_stage(p: P) -> list[Numbers]:
         s * b * h / 2**30 * (10 + 24 / t + 5 * a * s / (h * t)) * layers,
         per_layer,  # one layer at a time, as in inference
         per_layer * layers * p["p"],
+        s * b * h / 2**30 / t * 34 * layers,  # the 5as/h term left out
     ]
 
 
@@ -278,6 +280,7 @@ def _model_states(p: P) -> list[Numbers]:
         16 * p["P"] / split,
         2 * p["P"] / split,
         4 * p["P"] / split,
+        12 * p["P"] / split,  # Adam's fp32 state only
         16 * p["P"] / p["t"],
         16 * p["P"] / p["p"],
         16 * p["P"],
@@ -307,6 +310,7 @@ def _layer_weights(p: P) -> list[Numbers]:
         (h * h + proj + mlp) / t,
         (qkv + 4 * h * h) / t + proj + 4 * h * h,  # row-parallel matrices replicated
         (qkv + proj) / t,  # attention only
+        (qkv + proj + 3 * 4 * h * h) / t,  # a gated MLP's three matrices
     ]
 
 

@@ -18,6 +18,7 @@ from bot.quiz.bank_stats import balance
 from bot.quiz.loader import load_bank
 from tests.quiz.test_clues import BALANCED, question
 from tests.quiz.test_loader import FIXTURES
+from tests.quiz.test_rank_stats import TEMPLATE  # the key is always the 2nd smallest
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -105,34 +106,6 @@ def test_no_rank_strategy_beats_the_target_on_the_fixed_questions() -> None:
     assert "NOT MET" not in fixed
 
 
-TEMPLATE = """
-- id: tpl-second
-  topic: collectives
-  difficulty: 2
-  source: "Patarasuk & Yuan 2009"
-  params:
-    n: [2, 4, 8]
-    S: [8, 16, 32]
-  answer:
-    value: 2 * (n - 1) / n * S
-    unit: MiB
-    decimals: 2
-  distractors:
-    - value: (n - 1) / n * S
-      mistake: {tr: "2 unutuldu: {value}", en: "forgot the 2: {value}"}
-    - value: 4 * S
-      mistake: {tr: "dört kat: {value}", en: "four times: {value}"}
-    - value: 8 * S
-      mistake: {tr: "sekiz kat: {value}", en: "eight times: {value}"}
-  text:
-    tr: "{n} GPU, S = {S} MiB. Her GPU ne kadar gönderir?"
-    en: "{n} GPUs, S = {S} MiB. How much does each GPU send?"
-  explanation:
-    tr: "{answer}"
-    en: "{answer}"
-"""
-
-
 def test_a_template_whose_key_sits_at_one_rank_is_warned_about_and_misses_its_target(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -141,11 +114,11 @@ def test_a_template_whose_key_sits_at_one_rank_is_warned_about_and_misses_its_ta
     monkeypatch.chdir(tmp_path)
     Path("q.yaml").write_text(question(("Bir reduce-scatter", "A reduce-scatter"), BALANCED))
     Path("templates").mkdir()
-    Path("templates/t.yaml").write_text(TEMPLATE, encoding="utf-8")
+    Path("templates/t.yaml").write_text(TEMPLATE.replace("MORE\n", ""), encoding="utf-8")
     code, out, err = run("validate", "q.yaml")
     assert code == 0
     assert (
-        "templates/t.yaml:2: tpl-second: distractors: warning: the key is the 2nd smallest"
+        "templates/t.yaml:2: tpl-fixed: distractors: warning: the key is the 2nd smallest"
         " value in 100% of 300 draws (more than 60%): a member who always picks that rank"
         " beats chance; add mistakes on the other side of the key"
     ) in err.splitlines()
@@ -155,6 +128,6 @@ def test_a_template_whose_key_sits_at_one_rank_is_warned_about_and_misses_its_ta
     assert out.endswith(
         "rank strategies (templates, 1 x 300 draws, by value; a shape by its product):\n"
         "  pooled: always the 2nd smallest: 100% of 300  target <= 32%  NOT MET\n"
-        "  worst: tpl-second: always the 2nd smallest: 100% of 300  target <= 40%  NOT MET\n"
+        "  worst: tpl-fixed: always the 2nd smallest: 100% of 300  target <= 40%  NOT MET\n"
         "  (a tie counts as right for every tied rank: the worst case for the bank)\n"
     )

@@ -26,6 +26,7 @@ from bot.quiz.rank_stats import (
     template_rank_counts,
 )
 from bot.quiz.template_files import check_templates
+from bot.quiz.templates import Template
 
 
 def q(qid: str, texts: list[str], key: int, tags: frozenset[str] = frozenset()) -> Question:
@@ -157,10 +158,11 @@ BOTH_SIDES = """\
       mistake: {tr: "on altı kat: {value}", en: "sixteen times: {value}"}"""
 
 
-def template(tmp_path: Path, more: str = ""):  # type: ignore[no-untyped-def]
+def template(tmp_path: Path, more: str = "") -> Template:
     folder = tmp_path / "templates"
     folder.mkdir()
-    (folder / "t.yaml").write_text(TEMPLATE.replace("MORE\n", more + "\n" if more else ""))
+    text = TEMPLATE.replace("MORE\n", more + "\n" if more else "")
+    (folder / "t.yaml").write_text(text, encoding="utf-8")
     templates, problems = check_templates([tmp_path])
     assert problems == []
     (found,) = templates

@@ -33,6 +33,12 @@ from bot.quiz.importers import (
 from bot.quiz.loader import Problem, inspect_files
 from bot.quiz.loader import bundled_question_files as _bundled
 from bot.quiz.model import LANGS, TOPICS, Bank
+from bot.quiz.rank_stats import (
+    fixed_figures,
+    format_rank_stats,
+    template_rank_figures,
+    template_rank_problems,
+)
 from bot.quiz.template_files import check_templates, format_template_counts
 
 __all__ = ["main", "register", "run_import", "run_validate"]
@@ -57,7 +63,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     validate.add_argument(
         "--stats",
         action="store_true",
-        help="also print the choice-balance figures per language, with their targets",
+        help=(
+            "also print the choice-balance figures per language and the best 'always pick "
+            "rank k' strategies (fixed questions and templates), with their targets"
+        ),
     )
     validate.add_argument(
         "paths",
@@ -119,7 +128,9 @@ def run_validate(args: argparse.Namespace) -> int:
     bank = report.bank
     templates, template_problems = check_templates(paths, bank)
     problems = [*report.problems, *template_problems]
-    for warning in report.warnings:
+    ranks = template_rank_figures(templates) if not template_problems else []
+    warnings = [*report.warnings, *template_rank_problems(templates, ranks)]
+    for warning in warnings:
         stderr.write(f"{_as_warning(warning)}\n")
     if bank is None or template_problems:
         _write_problems(problems, stderr)
@@ -133,6 +144,7 @@ def run_validate(args: argparse.Namespace) -> int:
     stdout.write(format_template_counts(templates))
     if getattr(args, "stats", False):
         stdout.write(format_balance(balance(bank)))
+        stdout.write(format_rank_stats(fixed_figures(bank), ranks))
     return 0
 
 

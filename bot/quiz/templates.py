@@ -9,7 +9,9 @@ stores the drawn parameters (`encode_params`), and the same parameters always gi
 same question: the message, the click reply, the reveal and a restart agree.
 
 A draw is rejected, and drawn again, when a constraint fails, a count is not whole, a
-value is not positive, or two choices would read the same in either language.
+value is not positive, two choices would read the same in either language, or its four
+values would give the key's rank away (`Template._pick_mistakes`: the rank is chosen
+evenly first, and parameters and shown mistakes are drawn until they reach it).
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ SHOWN_MISTAKES = 3
 MAX_MISTAKES = 6
 #: Stored with the parameters: which mistakes a post shows, as a bit mask of their indexes.
 MISTAKES_KEY = "_mistakes"
+#: Tries of a draw that keep to the key's rank chosen for it (Template._pick_mistakes),
+#: and parameter draws probed for the ranks a template's key can reach.
+RANK_TRIES = 20
+RANK_PROBES = 100
 
 Params = dict[str, Fraction]
 
@@ -105,13 +111,18 @@ class Template:
     # -- drawing -----------------------------------------------------------------------
 
     def draw(self, rng: random.Random, tries: int = MAX_TRIES) -> Params:
-        """Parameters for one post: redrawn until every check passes, at most `tries` times."""
+        """Parameters for one post: redrawn until every check passes, at most `tries` times.
+
+        The key's rank among the four values is chosen first, evenly among the ranks the
+        template can reach (`reachable_ranks`), and kept for RANK_TRIES tries; after that
+        any rank the parameters allow will do (`_pick_mistakes` says how)."""
         reason = "no tries"
-        for _ in range(tries):
+        target = rng.choice(self.reachable_ranks())
+        for attempt in range(tries):
             params = {p.name: rng.choice(p.values) for p in self.params}
             try:
+                shown = self._pick_mistakes(params, rng, target if attempt < RANK_TRIES else None)
                 if len(self.distractors) > SHOWN_MISTAKES:
-                    shown = self._pick_mistakes(params, rng)
                     params[MISTAKES_KEY] = Fraction(sum(1 << i for i in shown))
                 self.materialize(params)
             except Rejected as exc:
@@ -120,12 +131,37 @@ class Template:
             return params
         raise TemplateError(f"template {self.id}: no usable draw in {tries} tries ({reason})")
 
-    def _pick_mistakes(self, params: Params, rng: random.Random) -> tuple[int, ...]:
-        """Three of the mistakes for a post, chosen so that the key's rank among the four
-        choices is spread evenly over the ranks the mistakes allow. A mistake is mostly a
-        fixed factor away from the key, so a random three would leave the key in the
-        middle nearly always, and "never the smallest, never the largest" would beat
-        chance."""
+    def reachable_ranks(self) -> tuple[int, ...]:
+        """The ranks the key can take among the four values (probed once, seeded)."""
+        return _reachable(self)
+
+    def _pick_mistakes(
+        self, params: Params, rng: random.Random, target: int | None
+    ) -> tuple[int, ...]:
+        """Three of the mistakes for a post, so that the key's rank is `target`.
+
+        A mistake is mostly a fixed factor away from the key, so a random three (or the
+        same three every time) would leave the key in the middle nearly always, and
+        "always the second smallest" would beat chance. The rule: the rank is the number
+        of shown values below the key (a shape: the product of its dimensions); a three
+        with a mistake equal to the key is not shown (the key would hold two ranks at
+        once); among the threes that put the key at `target` one is picked at random,
+        and when none does the draw is Rejected and the parameters are drawn again. So
+        the key sits at each reachable rank equally often over many posts. With `target`
+        None, any rank the parameters allow is picked evenly, then a three with it."""
+        by_rank, tied = self._threes(params)
+        if target is not None:
+            if target not in by_rank:
+                raise Rejected(f"no three mistakes put the key at rank {target}")
+            return rng.choice(by_rank[target])
+        fallback = by_rank or tied
+        if not fallback:
+            raise Rejected(f"fewer than {SHOWN_MISTAKES} mistakes can be computed")
+        return rng.choice(fallback[rng.choice(sorted(fallback))])
+
+    def _threes(self, params: Params) -> tuple[dict[int, list[tuple[int, ...]]], ...]:
+        """(threes by the key's rank they give, threes with a mistake equal to the key),
+        among the mistakes that can be asked with these parameters."""
         values = self.values(params)
         try:
             key = Fraction(math.prod(e.number(values) for e in self.answer))
@@ -134,15 +170,18 @@ class Template:
         sizes: dict[int, Fraction] = {}
         for i, distractor in enumerate(self.distractors):
             try:
-                sizes[i] = Fraction(math.prod(e.number(values) for e in distractor.value))
+                numbers = [e.number(values) for e in distractor.value]
             except ExpressionError:
                 continue  # cannot be computed here: not shown in this post
+            whole = not (self.count or len(numbers) > 1) or all(n.denominator == 1 for n in numbers)
+            if whole and all(n > 0 for n in numbers):  # else not askable: not shown either
+                sizes[i] = Fraction(math.prod(numbers))
         by_rank: dict[int, list[tuple[int, ...]]] = {}
+        tied: dict[int, list[tuple[int, ...]]] = {}
         for combo in itertools.combinations(sorted(sizes), SHOWN_MISTAKES):
-            by_rank.setdefault(sum(sizes[i] < key for i in combo), []).append(combo)
-        if not by_rank:
-            raise Rejected(f"fewer than {SHOWN_MISTAKES} mistakes can be computed")
-        return rng.choice(by_rank[rng.choice(sorted(by_rank))])
+            into = tied if any(sizes[i] == key for i in combo) else by_rank
+            into.setdefault(sum(sizes[i] < key for i in combo), []).append(combo)
+        return by_rank, tied
 
     def values(self, params: Mapping[str, Fraction]) -> Params:
         """Parameters plus derived values; Rejected when a constraint fails."""
@@ -278,6 +317,22 @@ def _fill(
     if len(filled) > limit:
         raise Rejected(f"a text is longer than {limit} characters once filled")
     return filled
+
+
+@functools.lru_cache(maxsize=256)
+def _reachable(template: Template) -> tuple[int, ...]:
+    """The key's ranks over RANK_PROBES seeded parameter draws (all four if none works):
+    a draw aims only at these, so no draw spends its tries on a rank it cannot reach."""
+    rng = random.Random(f"reach:{template.id}")
+    found: set[int] = set()
+    for _ in range(RANK_PROBES):
+        try:
+            found.update(
+                template._threes({p.name: rng.choice(p.values) for p in template.params})[0]
+            )
+        except Rejected:
+            continue
+    return tuple(sorted(found)) or tuple(range(SHOWN_MISTAKES + 1))
 
 
 @functools.lru_cache(maxsize=512)

@@ -37,14 +37,14 @@ choice balance (en, 2 questions beyond the starting eight):
   median key / mean distractor length              0.87  target 0.85-1.15  met
   key over 1.5x the longest distractor                0  target 0          met
 rank strategies (tr, questions beyond the starting eight):
-  by length: always the shortest: 100% of 2  target <= 32%  NOT MET
-  by words: always the fewest words: 100% of 2  target <= 32%  NOT MET
+  by length: always the shortest: 50% of 2  target <= 32%  NOT MET
+  by words: always the fewest words: 33% of 2  target <= 32%  NOT MET
   by value (numeric choices): always the smallest: 100% of 1  target <= 32%  NOT MET
 rank strategies (en, questions beyond the starting eight):
-  by length: always the shortest: 100% of 2  target <= 32%  NOT MET
-  by words: always the fewest words: 100% of 2  target <= 32%  NOT MET
+  by length: always the shortest: 50% of 2  target <= 32%  NOT MET
+  by words: always the fewest words: 33% of 2  target <= 32%  NOT MET
   by value (numeric choices): always the smallest: 100% of 1  target <= 32%  NOT MET
-  (a tie counts as right for every tied rank: the worst case for the bank)
+  (a tie among m choices counts 1/m for each tied rank: the strategy's expected score)
 """
 
 
@@ -129,5 +129,5 @@ def test_a_template_whose_key_sits_at_one_rank_is_warned_about_and_misses_its_ta
         "rank strategies (templates, 1 x 300 draws, by value; a shape by its product):\n"
         "  pooled: always the 2nd smallest: 100% of 300  target <= 32%  NOT MET\n"
         "  worst: tpl-fixed: always the 2nd smallest: 100% of 300  target <= 40%  NOT MET\n"
-        "  (a tie counts as right for every tied rank: the worst case for the bank)\n"
+        "  (a tie among m choices counts 1/m for each tied rank: the strategy's expected score)\n"
     )

@@ -487,7 +487,7 @@ def test_the_key_is_not_given_away_by_its_length() -> None:
 
 def test_no_rank_strategy_beats_the_targets() -> None:
     """The real figure (issue 28 §1), over each template's draws: the key's rank among
-    the four values (a shape: the product), a tie counted as a hit for every tied rank.
+    the four values (a shape: the product), a tie among m shared 1/m to each tied rank.
     No "always pick rank k" scores over 40 % on one template, nor over 32 % pooled;
     chance is 25 %. Before issue 28, "always the second smallest" scored 45 % pooled and
     100 % on tpl-sp-activation-saving and tpl-mlp-b-shard-shape."""

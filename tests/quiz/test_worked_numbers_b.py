@@ -164,8 +164,16 @@ def vs_other_05(lang: str) -> list[str]:
 
 
 def practice_05(lang: str) -> list[str]:
-    heads, gpus_per_node = 12, 8
-    best = max(tp for tp in range(1, gpus_per_node + 1) if heads % tp == 0)
+    # vLLM: query heads % tp == 0; QKVParallelLinear divides the KV heads by tp, or tp by the
+    # KV heads when tp >= kv (replicas); the NVLink domain (the 8-GPU node) caps tp.
+    heads, kv_heads, gpus_per_node = 24, 6, 8
+
+    def loads(tp: int) -> bool:
+        kv_ok = tp % kv_heads == 0 if tp >= kv_heads else kv_heads % tp == 0
+        return heads % tp == 0 and kv_ok
+
+    best = max(tp for tp in range(1, gpus_per_node + 1) if loads(tp))
+    assert [tp for tp in (8, 4, 12) if loads(tp)] == [12]  # 12 loads but leaves the node
     return [f"tensor_parallel_size = {best}"]
 
 

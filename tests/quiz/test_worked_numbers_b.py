@@ -59,8 +59,8 @@ def contains(text: str, needle: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def split(qid: str) -> tuple[dict, list[dict]]:
-    choices = BANK[qid]["choices"]
+def split(qid: str, bank: dict[str, dict] | None = None) -> tuple[dict, list[dict]]:
+    choices = (BANK if bank is None else bank)[qid]["choices"]
     right = [c for c in choices if c.get("correct") is True]
     assert len(right) == 1, qid
     return right[0], [c for c in choices if c.get("correct") is not True]
@@ -164,8 +164,16 @@ def vs_other_05(lang: str) -> list[str]:
 
 
 def practice_05(lang: str) -> list[str]:
-    heads, gpus_per_node = 12, 8
-    best = max(tp for tp in range(1, gpus_per_node + 1) if heads % tp == 0)
+    # vLLM: query heads % tp == 0; QKVParallelLinear divides the KV heads by tp, or tp by the
+    # KV heads when tp >= kv (replicas); the NVLink domain (the 8-GPU node) caps tp.
+    heads, kv_heads, gpus_per_node = 24, 6, 8
+
+    def loads(tp: int) -> bool:
+        kv_ok = tp % kv_heads == 0 if tp >= kv_heads else kv_heads % tp == 0
+        return heads % tp == 0 and kv_ok
+
+    best = max(tp for tp in range(1, gpus_per_node + 1) if loads(tp))
+    assert [tp for tp in (8, 4, 12) if loads(tp)] == [12]  # 12 loads but leaves the node
     return [f"tensor_parallel_size = {best}"]
 
 
@@ -253,12 +261,12 @@ def test_seed_of_default_generator(lang: str) -> None:
 # feedback ("that is tensor parallelism alone", "that is ZeRO stage 1", ...) stays true.
 
 
-def _wrong_texts(qid: str, lang: str) -> list[str]:
-    return [c["text"][lang] for c in split(qid)[1]]
+def _wrong_texts(qid: str, lang: str, bank: dict[str, dict] | None = None) -> list[str]:
+    return [c["text"][lang] for c in split(qid, bank)[1]]
 
 
-def _in_some_wrong(qid: str, lang: str, needle: str) -> bool:
-    return any(contains(text, needle) for text in _wrong_texts(qid, lang))
+def _in_some_wrong(qid: str, lang: str, needle: str, bank: dict[str, dict] | None = None) -> bool:
+    return any(contains(text, needle) for text in _wrong_texts(qid, lang, bank))
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -285,10 +293,10 @@ def test_sequence_parallel_05_distractors(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_memory_06_distractors(lang: str) -> None:
     psi, t, d = 70 * 10**9, 8, 16
-    tp_only = Fraction(16 * psi, t)
+    no_optimizer = Fraction(4 * psi, t)  # as if ZeRO-1 took the optimizer states off the GPU
     zero2 = Fraction(2 * psi, t) + Fraction(14 * psi, t * d)
     zero3 = Fraction(16 * psi, t * d)
-    assert _in_some_wrong("memory-06", lang, f"{as_int(tp_only / GB)} GB")
+    assert _in_some_wrong("memory-06", lang, f"{as_int(no_optimizer / GB)} GB")
     assert _in_some_wrong("memory-06", lang, dec(zero2 / GB, 2, lang) + " GB")
     assert _in_some_wrong("memory-06", lang, dec(zero3 / GB, 2, lang) + " GB")
 
@@ -324,6 +332,25 @@ def test_inference_05_distractors(lang: str) -> None:
     query_heads = 2 * layers * (q_heads // tp) * head_dim * nbytes
     assert _in_some_wrong("inference-05", lang, f"{as_int(Fraction(unsharded, KiB))} KiB")
     assert _in_some_wrong("inference-05", lang, f"{as_int(Fraction(query_heads, KiB))} KiB")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_distractors_above_and_below_the_key(lang: str) -> None:
+    """Issue 28 §1: a numeric key is not always a middle value; each of these is its mistake."""
+    batch, hidden = 32, 8192
+    side_by_side = 8 * batch * hidden * 2  # the 8 ranks' partial outputs concatenated
+    mlp_intermediate = batch * 4 * hidden * 2  # all-reducing the 4h activation
+    assert _in_some_wrong("inference-03", lang, f"{as_int(Fraction(side_by_side, KiB))} KiB")
+    assert _in_some_wrong("inference-03", lang, f"{as_int(Fraction(mlp_intermediate, KiB))} KiB")
+    kv_fp32 = 2 * 80 * (8 // 4) * 128 * 4
+    assert _in_some_wrong("inference-05", lang, f"{as_int(Fraction(kv_fp32, KiB))} KiB")
+    weights_and_grads = Fraction(4 * 13 * 10**9, 4)  # 2 + 2 bytes, no optimizer state
+    assert _in_some_wrong("memory-03", lang, f"{as_int(weights_and_grads / GB)} GB")
+    other = load_raw(["collectives.yaml", "comm-cost.yaml"])
+    assert _in_some_wrong("collectives-05", lang, "512 MiB", other)  # the whole buffer, once
+    sent_and_received = 2 * Fraction(2 * 7, 8)  # GiB, for 1 GiB over 8 GPUs
+    assert _in_some_wrong("collectives-03", lang, dec(sent_and_received, 1, lang) + " GiB", other)
+    assert _in_some_wrong("comm-cost-02", lang, str(96 // 8), other)  # one per layer of a stage
 
 
 def test_every_case_is_a_question() -> None:

@@ -69,3 +69,21 @@ FORMULAS_2026: dict[str, Callable[[P], list[Numbers]]] = {
     "tpl-decode-allreduce-latency-share": _latency_share,
     "tpl-nvl72-weights-per-gpu": _nvl72_weights,
 }
+
+
+def _dcp_read(p: P) -> list[Numbers]:
+    # DCP: each rank reads exactly its new local shard, (4h/l) × h bf16 values.
+    full = 4 * p["h"] * p["h"] * 2 / 2**20
+    saved, loaded, replicas = p["s"], p["l"], p["d"]
+    return [
+        full / loaded,
+        full / saved,  # one saved slice
+        full,  # the whole tensor
+        full / (loaded * replicas),  # split over the data-parallel replicas too
+        full * 2 / loaded,  # fp32
+        full * 5 / loaded,  # Adam's two fp32 moments read too
+        full / (loaded * loaded),  # split in both dimensions
+    ]
+
+
+FORMULAS_2026["tpl-dcp-reshard-read-per-rank"] = _dcp_read

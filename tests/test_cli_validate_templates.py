@@ -36,10 +36,11 @@ def test_the_bundled_templates_are_checked_and_counted() -> None:
     code, out, err = run("validate")
     assert (code, err) == (0, "")
     (line,) = [x for x in out.splitlines() if "template" in x]
-    assert line.startswith("OK: 22 templates (computed questions, each drawn 200 times)")
+    assert line.startswith("OK: 26 templates (computed questions, each drawn 200 times)")
     assert line.endswith(
-        "in 10 topics: 3d-parallelism, attention-split, basics, collectives,"
-        " comm-cost, embeddings, inference, memory, mlp-split, sequence-parallel"
+        "in 12 topics: 3d-parallelism, attention-split, basics, checkpoint-resharding,"
+        " collectives, comm-cost, embeddings, inference, memory, mlp-split, practice,"
+        " sequence-parallel"
     )
 
 

@@ -36,6 +36,7 @@ from bot.quiz.rank_stats import (
 )
 from bot.quiz.template_files import load_templates
 from bot.quiz.templates import Template
+from tests.quiz.template_formulas_2026 import FORMULAS_2026
 
 DRAWS = 300
 MiB = Fraction(2**20)
@@ -350,6 +351,7 @@ EXPECTED: dict[str, Callable[[P], list[Numbers]]] = {
     "tpl-embedding-bytes-per-gpu": _embedding,
     "tpl-kv-cache-per-gpu": _kv_cache,
     "tpl-decode-allreduces": _decode,
+    **FORMULAS_2026,
 }
 
 TEMPLATES = list(load_templates())

@@ -1,0 +1,62 @@
+"""Worked numbers of the 2026 questions on context parallelism, MLA, MoE, FP8 and
+all-reduce algorithms (issue 28 §3), recomputed from the inputs each question states.
+
+The figure in the correct choice is computed here and must appear in it (English and
+Turkish formatting) and in no wrong choice; the wrong choices' figures are the named
+mistakes, recomputed too, so a changed input cannot leave a stale answer.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from tests.quiz.raw_bank import load_raw
+from tests.quiz.test_worked_numbers_a import contains, num
+
+FILES = ["context-parallel.yaml"]
+BANK = load_raw(FILES)
+KiB, MiB, GiB = 2**10, 2**20, 2**30
+
+
+def context_parallel_04() -> tuple[str, list[str]]:
+    cp, seq, kv_heads, q_heads, head, bf16 = 4, 128 * 1024, 8, 64, 128, 2
+    chunk = seq // cp
+    assert chunk == 32_768
+    per_token = 2 * kv_heads * head * bf16  # K and V of the KV heads only (GQA)
+    assert per_token == 4 * KiB
+    key = (cp - 1) * chunk * per_token
+    assert key == 402_653_184
+    mistakes = [
+        cp * chunk * per_token,  # counts the GPU's own chunk
+        (cp - 1) * chunk * per_token * q_heads // kv_heads,  # MHA: every query head
+        (cp - 1) * chunk * per_token // 2,  # K alone
+    ]
+    shown = [f"{mistakes[0] // MiB} MiB", f"{mistakes[1] // GiB} GiB", f"{mistakes[2] // MiB} MiB"]
+    assert shown == ["512 MiB", "3 GiB", "192 MiB"]
+    return f"{key // MiB} MiB", shown
+
+
+CASES = {
+    "context-parallel-04": context_parallel_04,
+}
+
+
+@pytest.mark.parametrize("qid", sorted(CASES))
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_key_and_mistakes_are_the_stated_figures(qid: str, lang: str) -> None:
+    key, mistakes = CASES[qid]()
+    right = [c for c in BANK[qid]["choices"] if c.get("correct") is True]
+    wrong = [c for c in BANK[qid]["choices"] if c.get("correct") is not True]
+    assert len(right) == 1
+    assert contains(right[0]["text"][lang], key), (qid, lang, key)
+    for choice in wrong:
+        assert not contains(choice["text"][lang], key), (qid, lang)
+    assert sorted(c["text"][lang] for c in wrong) == sorted(
+        m.replace(".", ",") if lang == "tr" else m for m in mistakes
+    ), (qid, lang)
+
+
+def test_formatting_helpers_agree() -> None:
+    assert num(Fraction(13, 2), "tr") == "6,5"

@@ -15,7 +15,7 @@ import pytest
 from tests.quiz.raw_bank import load_raw
 from tests.quiz.test_worked_numbers_a import contains, num
 
-FILES = ["context-parallel.yaml"]
+FILES = ["context-parallel.yaml", "inference-2026.yaml"]
 BANK = load_raw(FILES)
 KiB, MiB, GiB = 2**10, 2**20, 2**30
 
@@ -38,8 +38,28 @@ def context_parallel_04() -> tuple[str, list[str]]:
     return f"{key // MiB} MiB", shown
 
 
+def gib(value: int | Fraction) -> str:
+    """`value` bytes in GiB, to two decimals, as the question writes it."""
+    return f"{float(Fraction(value) / GiB):.2f} GiB"
+
+
+def inference_2026_05() -> tuple[str, list[str]]:
+    layers, latent, rope, bf16, tokens, tp = 61, 512, 64, 2, 100_000, 8
+    per_token = layers * (latent + rope) * bf16  # one latent, the same on every TP rank
+    assert per_token == 70_272
+    key = tokens * per_token
+    assert key == 7_027_200_000
+    mistakes = [
+        Fraction(key, tp),  # as if TP split the latent
+        tokens * layers * latent * bf16,  # the RoPE key forgotten
+        2 * key,  # the latent counted once for K and once for V
+    ]
+    return gib(key), [gib(m) for m in mistakes]
+
+
 CASES = {
     "context-parallel-04": context_parallel_04,
+    "inference-2026-05": inference_2026_05,
 }
 
 
@@ -47,15 +67,15 @@ CASES = {
 @pytest.mark.parametrize("lang", ["en", "tr"])
 def test_key_and_mistakes_are_the_stated_figures(qid: str, lang: str) -> None:
     key, mistakes = CASES[qid]()
+    if lang == "tr":  # the figures here have decimals but no thousands to group
+        key, mistakes = key.replace(".", ","), [m.replace(".", ",") for m in mistakes]
     right = [c for c in BANK[qid]["choices"] if c.get("correct") is True]
     wrong = [c for c in BANK[qid]["choices"] if c.get("correct") is not True]
     assert len(right) == 1
     assert contains(right[0]["text"][lang], key), (qid, lang, key)
     for choice in wrong:
         assert not contains(choice["text"][lang], key), (qid, lang)
-    assert sorted(c["text"][lang] for c in wrong) == sorted(
-        m.replace(".", ",") if lang == "tr" else m for m in mistakes
-    ), (qid, lang)
+    assert sorted(c["text"][lang] for c in wrong) == sorted(mistakes), (qid, lang)
 
 
 def test_formatting_helpers_agree() -> None:

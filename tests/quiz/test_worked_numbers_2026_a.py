@@ -15,7 +15,7 @@ import pytest
 from tests.quiz.raw_bank import load_raw
 from tests.quiz.test_worked_numbers_a import contains, num
 
-FILES = ["context-parallel.yaml", "inference-2026.yaml"]
+FILES = ["context-parallel.yaml", "inference-2026.yaml", "moe-parallel.yaml"]
 BANK = load_raw(FILES)
 KiB, MiB, GiB = 2**10, 2**20, 2**30
 
@@ -57,9 +57,20 @@ def inference_2026_05() -> tuple[str, list[str]]:
     return gib(key), [gib(m) for m in mistakes]
 
 
+def moe_parallel_03() -> tuple[str, list[str]]:
+    tp, cp, dp, pp, etp, edp = 4, 2, 8, 4, 1, 1
+    assert tp * cp * dp * pp == 256
+    # Folding: per pipeline stage, TP x CP x DP = ETP x EP x EDP over the same GPUs.
+    ep = tp * cp * dp // (etp * edp)
+    assert ep == 64
+    mistakes = [dp, tp * dp, tp * cp * dp * pp]  # EP <= DP; CP forgotten; PP not shared
+    return str(ep), [str(m) for m in mistakes]
+
+
 CASES = {
     "context-parallel-04": context_parallel_04,
     "inference-2026-05": inference_2026_05,
+    "moe-parallel-03": moe_parallel_03,
 }
 
 

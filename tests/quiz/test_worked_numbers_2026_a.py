@@ -15,7 +15,7 @@ import pytest
 from tests.quiz.raw_bank import load_raw
 from tests.quiz.test_worked_numbers_a import contains, num
 
-FILES = ["context-parallel.yaml", "inference-2026.yaml", "moe-parallel.yaml"]
+FILES = ["context-parallel.yaml", "inference-2026.yaml", "moe-parallel.yaml", "fp8.yaml"]
 BANK = load_raw(FILES)
 KiB, MiB, GiB = 2**10, 2**20, 2**30
 
@@ -67,10 +67,20 @@ def moe_parallel_03() -> tuple[str, list[str]]:
     return str(ep), [str(m) for m in mistakes]
 
 
+def fp8_04() -> tuple[str, list[str]]:
+    tokens, h, tp, fp8, bf16 = 8192, 8192, 8, 1, 2
+    whole = tokens * h * fp8
+    assert whole == 64 * MiB and tokens // tp == 1024
+    key = (tp - 1) * whole // tp  # the other 7 shards, cast before the gather
+    mistakes = [(tp - 1) * tokens * h * bf16 // tp, whole, (tp - 1) * whole // tp // tp]
+    return f"{key // MiB} MiB", [f"{m // MiB} MiB" for m in mistakes]
+
+
 CASES = {
     "context-parallel-04": context_parallel_04,
     "inference-2026-05": inference_2026_05,
     "moe-parallel-03": moe_parallel_03,
+    "fp8-04": fp8_04,
 }
 
 

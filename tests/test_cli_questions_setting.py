@@ -68,4 +68,4 @@ def test_run_loads_and_checks_the_bank_once(
     monkeypatch.setattr(cli, "run_bot", fake_run_bot)
     assert cli.cmd_run(argparse.Namespace()) == 0
     assert len(calls) == 1
-    assert len(started) == 1 and len(started[0][0]) == 98  # type: ignore[arg-type]
+    assert len(started) == 1 and len(started[0][0]) == len(loader.load_bank())  # type: ignore[arg-type]

@@ -51,10 +51,9 @@ from bench.storage_scale import (
     scale_arguments,
     timed,
 )
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
 from bot.quiz.model import Bank, Question
-from bot.service import QuizService
-from bot.storage import Post, Storage
+from bot.services.quiz import QuizService
 from bot.storage.contract import AnswersContract, PostsContract, StandingsContract
 from bot.storage.pg.answers import PgAnswerStore
 from bot.storage.pg.copy import copy_from_sqlite
@@ -62,7 +61,8 @@ from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.standings import PgStandings
-from bot.storage.standings import month_start_ms, week_start_ms
+from bot.storage.sqlite import Post, Storage
+from bot.storage.sqlite.standings import month_start_ms, week_start_ms
 from tests.pg_server import PgServer, find_bin_dir
 
 #: Servers whose leaderboards are compared after the copy: the biggest, then a sample.

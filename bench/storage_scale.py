@@ -54,14 +54,14 @@ from bench.item_report_scale import (
     item_report_rows,
     item_report_side,
 )
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
 from bot.quiz.model import Bank, Question
 from bot.quiz.review import pick_round
-from bot.review import ReviewService
-from bot.service import QuizService
-from bot.storage import Post, Storage
-from bot.storage.db import _split_sql, migrations
-from bot.storage.standings import period_buckets
+from bot.services.quiz import QuizService
+from bot.services.review import ReviewService
+from bot.storage.sqlite import Post, Storage
+from bot.storage.sqlite.db import _split_sql, migrations
+from bot.storage.sqlite.standings import period_buckets
 
 #: The schema the generator writes (posts, answers, members, daily tables); newer
 #: migrations are applied by `Storage.open`, as on an upgrade.

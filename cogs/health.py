@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
-from bot.fault_log import FaultLog
-from bot.health import (
+from bot.infra.fault_log import FaultLog
+from bot.infra.pids import process_origin
+from bot.ops.health import (
     HEARTBEAT_INTERVAL,
     Heartbeat,
     evaluate,
@@ -31,10 +32,9 @@ from bot.health import (
     watchdog_enabled,
     write_heartbeat,
 )
-from bot.pids import process_origin
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
+from bot.cli.main import main
 from bot.storage.pg.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.reports import PgReportStore
-from bot.storage.reports import Report
+from bot.storage.sqlite.reports import Report
 from tests.itemsim import simulate, wrong_key_chooser
 
 BIG, SMALL = 9, 8

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.bank_commands import main
+from bot.cli.bank import main
 from tests.mounts import bound_by_modes
 from tests.quiz.test_loader import FIXTURES
 from tests.quiz.test_templates import RING

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.client import EXTENSIONS, TPQuizBot
-from bot.config import Settings
-from bot.storage import Storage
+from bot.infra.config import Settings
+from bot.runtime.bot import EXTENSIONS, TPQuizBot
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 
 

@@ -27,15 +27,14 @@ if TYPE_CHECKING:
     from bot.quiz.model import Question
     from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
-
-    from .daily import DailySettings, DailyStreak
-    from .itemstats import Chunk, Refresh, SummaryRead
-    from .posts import Post
-    from .privacy import PendingRemoval
-    from .reminders import ReminderRow
-    from .reports import Report
-    from .standings import MemberStats, RankedScore
-    from .test_runs import TestRun
+    from bot.storage.sqlite.daily import DailySettings, DailyStreak
+    from bot.storage.sqlite.itemstats import Chunk, Refresh, SummaryRead
+    from bot.storage.sqlite.posts import Post
+    from bot.storage.sqlite.privacy import PendingRemoval
+    from bot.storage.sqlite.reminders import ReminderRow
+    from bot.storage.sqlite.reports import Report
+    from bot.storage.sqlite.standings import MemberStats, RankedScore
+    from bot.storage.sqlite.test_runs import TestRun
 
 __all__ = [
     "AnswersContract",
@@ -56,7 +55,7 @@ __all__ = [
 
 
 class GuildsContract(Protocol):
-    """Per-server settings (bot/storage/guilds.py GuildSettingsStore)."""
+    """Per-server settings (bot/storage/sqlite/guilds.py GuildSettingsStore)."""
 
     async def language(self, guild_id: int) -> str | None: ...
 
@@ -64,7 +63,7 @@ class GuildsContract(Protocol):
 
 
 class MetaContract(Protocol):
-    """Bot-wide key/value metadata (bot/storage/guilds.py MetaStore)."""
+    """Bot-wide key/value metadata (bot/storage/sqlite/guilds.py MetaStore)."""
 
     async def get(self, key: str) -> str | None: ...
 
@@ -290,7 +289,7 @@ class PrivacyContract(Protocol):
 
 
 class ReportsContract(Protocol):
-    """Members' problem reports (bot/storage/reports.py ReportStore)."""
+    """Members' problem reports (bot/storage/sqlite/reports.py ReportStore)."""
 
     async def add(
         self,
@@ -335,7 +334,7 @@ class ReportsContract(Protocol):
 
 class ItemStatsContract(Protocol):
     """Members' first answers as the item statistics read them, and each server's summary
-    a periodic refresh keeps (bot/item_service.py; the rules in bot/storage/itemstats.py:
+    a periodic refresh keeps (bot/services/items.py; the rules in bot/storage/sqlite/itemstats.py:
     `summary` reads state, figures and open reports at once, `stats` None unless fresh
     for `pool_key`; `member_rows[_chunk]` in (guild, user) order, chunks of whole members;
     `write_summary` False when the generation moved since `refresh_start`)."""
@@ -406,33 +405,33 @@ class StorageContract(Protocol):
 
 
 if TYPE_CHECKING:
-    from . import Storage
-    from .answers import AnswerStore
-    from .cards import CardStore
-    from .daily import DailyStore
-    from .db import Database
-    from .guilds import GuildSettingsStore, MetaStore
-    from .items import ItemStatsStore
-    from .pg.answers import PgAnswerStore
-    from .pg.daily import PgDailyStore
-    from .pg.db import PgDatabase
-    from .pg.guilds import PgGuildSettingsStore, PgMetaStore
-    from .pg.itemstats import PgItemStatsStore
-    from .pg.posts import PgPostStore
-    from .pg.privacy import PgPrivacyStore
-    from .pg.reads import PgCardStore, PgProgressStore
-    from .pg.reminders import PgReminderStore
-    from .pg.reports import PgReportStore
-    from .pg.standings import PgStandings
-    from .pg.storage import PgStorage
-    from .pg.test_runs import PgTestRunStore
-    from .posts import PostStore
-    from .privacy import PrivacyStore
-    from .progress import ProgressStore
-    from .reminders import ReminderStore
-    from .reports import ReportStore
-    from .standings import Standings
-    from .test_runs import TestRunStore
+    from bot.storage.pg.answers import PgAnswerStore
+    from bot.storage.pg.daily import PgDailyStore
+    from bot.storage.pg.db import PgDatabase
+    from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+    from bot.storage.pg.itemstats import PgItemStatsStore
+    from bot.storage.pg.posts import PgPostStore
+    from bot.storage.pg.privacy import PgPrivacyStore
+    from bot.storage.pg.reads import PgCardStore, PgProgressStore
+    from bot.storage.pg.reminders import PgReminderStore
+    from bot.storage.pg.reports import PgReportStore
+    from bot.storage.pg.standings import PgStandings
+    from bot.storage.pg.storage import PgStorage
+    from bot.storage.pg.test_runs import PgTestRunStore
+    from bot.storage.sqlite import Storage
+    from bot.storage.sqlite.answers import AnswerStore
+    from bot.storage.sqlite.cards import CardStore
+    from bot.storage.sqlite.daily import DailyStore
+    from bot.storage.sqlite.db import Database
+    from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+    from bot.storage.sqlite.items import ItemStatsStore
+    from bot.storage.sqlite.posts import PostStore
+    from bot.storage.sqlite.privacy import PrivacyStore
+    from bot.storage.sqlite.progress import ProgressStore
+    from bot.storage.sqlite.reminders import ReminderStore
+    from bot.storage.sqlite.reports import ReportStore
+    from bot.storage.sqlite.standings import Standings
+    from bot.storage.sqlite.test_runs import TestRunStore
 
     def _conforms(db: Database, pg: PgDatabase) -> None:
         """Never called: mypy checks that each store satisfies its contract."""

@@ -4,7 +4,7 @@
 broken set-ups (a directory where the file should be, a read-only file, a file that is
 not SQLite, one written by a newer tpquiz). Each sentence is written once, here, so an
 operator reads the same words whichever command found the problem. This module holds
-only text and the exception that carries it; `bot.storage.preflight` does the looking.
+only text and the exception that carries it; `bot.storage.sqlite.preflight` does the looking.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.client import TPQuizBot
-from bot.config import DatabaseUrl, Settings
 from bot.i18n import t
+from bot.infra.config import DatabaseUrl, Settings
+from bot.runtime.bot import TPQuizBot
 from bot.storage.pg.storage import PgStorage
 from tests.e2e.conftest import QuizHarness, buttons, callback_message
 from tests.e2e.test_quiz import EPHEMERAL, post_question
@@ -53,7 +53,7 @@ def interaction_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecor
     return [
         r
         for r in caplog.records
-        if r.name.startswith(("bot.responses", "bot.buttons", "bot.service", "discord"))
+        if r.name.startswith(("bot.ui.responses", "bot.ui.buttons", "bot.services.quiz", "discord"))
         and r.levelno >= logging.WARNING
     ]
 

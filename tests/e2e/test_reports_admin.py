@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from bot.storage.reports import Report, add_report
+from bot.storage.sqlite.reports import Report, add_report
 from tests.e2e.conftest import (
     GUILD_ID,
     QuizHarness,

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from discord.ext import commands
 
-from bot.client import TPQuizBot
-from bot.config import Settings
-from bot.health import (
+from bot.infra.config import Settings
+from bot.infra.pids import process_origin
+from bot.ops.health import (
     Heartbeat,
     check_heartbeat,
     evaluate,
@@ -29,8 +29,8 @@ from bot.health import (
     watchdog_enabled,
     write_heartbeat,
 )
-from bot.pids import process_origin
-from bot.storage import Storage
+from bot.runtime.bot import TPQuizBot
+from bot.storage.sqlite import Storage
 from cogs import health as health_cog
 from tests.factories import make_bank
 from tests.loopback.fixtures import loopback  # noqa: F401  (pytest fixture)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.client import TPQuizBot
-from bot.config import DatabaseUrl, Settings
+from bot.infra.config import DatabaseUrl, Settings
+from bot.runtime.bot import TPQuizBot
 from bot.storage.pg.storage import PgStorage
 from cogs import health as health_cog
 from tests.factories import make_bank

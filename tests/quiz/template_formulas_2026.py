@@ -1,4 +1,4 @@
-"""Independent formulas for the 2026 templates on TP serving and NVL72 (issue 28 §3),
+"""Independent formulas for the 2026 templates on TP serving and NVL72 (issue 28 3),
 restated from their sources for tests/quiz/test_templates_bank.py: the key first, then
 each mistake in the order the template file lists it."""
 

@@ -1,5 +1,5 @@
 """Worked numbers of the 2026 questions on context parallelism, MLA, MoE, FP8 and
-all-reduce algorithms (issue 28 §3), recomputed from the inputs each question states.
+all-reduce algorithms (issue 28 3), recomputed from the inputs each question states.
 
 The figure in the correct choice is computed here and must appear in it (English and
 Turkish formatting) and in no wrong choice; the wrong choices' figures are the named

@@ -336,7 +336,7 @@ def test_inference_05_distractors(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_distractors_above_and_below_the_key(lang: str) -> None:
-    """Issue 28 §1: a numeric key is not always a middle value; each of these is its mistake."""
+    """Issue 28 1: a numeric key is not always a middle value; each of these is its mistake."""
     batch, hidden = 32, 8192
     side_by_side = 8 * batch * hidden * 2  # the 8 ranks' partial outputs concatenated
     mlp_intermediate = batch * 4 * hidden * 2  # all-reducing the 4h activation

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import _split_sql, migrations
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.db import _split_sql, migrations
 
 ANSWER = (
     "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id, choice_index,"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import Database, WriteFailed
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.db import Database, WriteFailed
 from tests.factories import make_bank
 from tests.mounts import fill, tmpfs
 

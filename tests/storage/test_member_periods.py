@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.periods import period_start
-from bot.storage import Storage
-from bot.storage.db import _split_sql, migrations
 from bot.storage.pg.standings import PgStandings
-from bot.storage.standings import Standings, month_start_ms, week_start_ms
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.db import _split_sql, migrations
+from bot.storage.sqlite.standings import Standings, month_start_ms, week_start_ms
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

@@ -1,4 +1,4 @@
-"""Forgetting a member: every table as if they never played (bot/storage/members.py).
+"""Forgetting a member: every table as if they never played (bot/storage/sqlite/members.py).
 
 The same random history (several members, posts over ten weeks so that several weeks
 and months are summarised, personal tests, daily streaks, two servers) is played into two
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import _split_sql
-from bot.storage.members import GUILD_STEPS, MEMBER_STEPS
-from bot.storage.schema import bundled
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.db import _split_sql
+from bot.storage.sqlite.members import GUILD_STEPS, MEMBER_STEPS
+from bot.storage.sqlite.schema import bundled
 from tests.factories import make_bank
 
 GUILD, OTHER = 77, 78

@@ -1,12 +1,12 @@
-"""`tpquiz doctor`'s PostgreSQL check (bot/doctor.py) against the session's server."""
+"""`tpquiz doctor`'s PostgreSQL check (bot/cli/doctor.py) against the session's server."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from bot.config import DatabaseUrl, Settings
-from bot.doctor import check_postgres, run_doctor
+from bot.cli.doctor import check_postgres, run_doctor
+from bot.infra.config import DatabaseUrl, Settings
 from bot.storage.pg.db import PgDatabase, pg_migrations
 from bot.storage.pg.shard_locks import PgShardLocks, application_name
 from tests.pg_server import PgServer

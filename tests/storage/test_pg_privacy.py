@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import members as lite
 from bot.storage.pg import members as pgmembers
 from bot.storage.pg.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.standings import PgStandings
+from bot.storage.sqlite import members as lite
 from tests.storage.test_members import GUILD, OTHER, X, _dump, _play
 
 

@@ -1,7 +1,7 @@
 """`tpquiz run` with TPQUIZ_DATABASE_URL: the shard locks are claimed before anything else.
 
 A real `python -m bot run` process against the session's PostgreSQL, while the test holds
-the lock of shard 0 of 1 (what a running unsharded process holds, bot/shard_lock.py
+the lock of shard 0 of 1 (what a running unsharded process holds, bot/infra/shard_lock.py
 `shards_to_claim`): the second process must refuse in one line naming the holder and
 exit 2, having created nothing.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import DatabaseUrl
-from bot.shard_lock import ShardsLost
+from bot.infra.config import DatabaseUrl
+from bot.infra.shard_lock import ShardsLost
 from bot.storage.pg.db import PgDatabase, pg_migrations
 from bot.storage.pg.shard_locks import PgShardLocks, application_name
 from tests.pg_server import PgServer
@@ -76,8 +76,8 @@ async def test_the_locks_are_held_while_serving_and_given_back_after(
     """`_run_on_postgres` with `_serve` (Discord) replaced: shards 1 and 3 of 4 are
     held while it serves, on a migrated database, and free again once it returns, also
     when serving fails."""
-    from bot import cli
-    from bot.config import Settings
+    from bot.cli import main as cli
+    from bot.infra.config import Settings
     from bot.storage.pg.shard_locks import holders
 
     url = DatabaseUrl(pg_url)
@@ -108,8 +108,8 @@ async def test_shards_taken_during_a_database_restart_stop_the_running_bot(
     the bot, and when another process claimed the shard while PostgreSQL restarted, the
     bot is closed (as by SIGTERM) and `_run_on_postgres` raises `ShardsLost`, whose one
     line `tpquiz run` prints (exit 2, as for any `ShardHeld`)."""
-    from bot import cli
-    from bot.config import Settings
+    from bot.cli import main as cli
+    from bot.infra.config import Settings
     from bot.storage.pg.shard_locks import ShardLocks, holders
 
     url = DatabaseUrl(own_pg_server.url())

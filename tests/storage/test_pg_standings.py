@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
 from bot.storage.pg.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.standings import PgStandings, positional
 from bot.storage.problems import DatabaseUnusable
-from bot.storage.standings import DAY_MS, month_start_ms, week_start_ms
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.standings import DAY_MS, month_start_ms, week_start_ms
 from tests.factories import make_bank
 
 GUILDS = (7, 2**62)

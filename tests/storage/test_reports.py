@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.reports import DAILY_LIMIT, DAY_MS, MAX_BODY
-from bot.storage import Storage
-from bot.storage.reports import (
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.reports import (
     Report,
     add_report,
     count_open,
@@ -21,7 +21,7 @@ from bot.storage.reports import (
     open_counts,
     resolve,
 )
-from bot.storage.schema import bundled
+from bot.storage.sqlite.schema import bundled
 
 GUILD, OTHER = 111, 222
 ALICE, BOB = 1001, 1002

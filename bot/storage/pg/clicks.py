@@ -1,7 +1,7 @@
-"""One click on PostgreSQL: the twin of bot/storage/clicks.py, for several processes.
+"""One click on PostgreSQL: the twin of bot/storage/sqlite/clicks.py, for several processes.
 
 The click is the SQLite one, step for step: one statement reads the `ClickBefore` (the
-same joins: bot/storage/clicks.py's `_BEFORE`), `bot.quiz.click.decide_click` decides,
+same joins: bot/storage/sqlite/clicks.py's `_BEFORE`), `bot.quiz.click.decide_click` decides,
 and the decision is written (answer, card, members, score_counts, member_periods, the
 post's count, the daily streak), all in one transaction on a pooled connection. What
 differs is who else may be writing: on SQLite the bot is the only writer and one write
@@ -30,7 +30,7 @@ Why locks, and which (READ COMMITTED, no SERIALIZABLE retries):
   click back and it is run once more: its new read sees the winner, and the click is
   answered as the duplicate it is, or scores as the non-first answer it now is.
 
-No group commit (bot/storage/group_commit.py): it exists because SQLite has one writer
+No group commit (bot/storage/sqlite/group_commit.py): it exists because SQLite has one writer
 and one database thread, so a commit and a thread hand-off per click serialise the bot.
 Here each click has its own pooled connection and the server commits many at once.
 """
@@ -52,11 +52,10 @@ from bot.quiz.click import (
     reply_of,
 )
 from bot.quiz.scoring import AnswerResult, MemberScore
-
-from ..cards import card_of, card_values
-from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone, decide
-from ..standings import period_buckets
-from .db import MIGRATION_LOCK, PgDatabase
+from bot.storage.pg.db import MIGRATION_LOCK, PgDatabase
+from bot.storage.sqlite.cards import card_of, card_values
+from bot.storage.sqlite.clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone, decide
+from bot.storage.sqlite.standings import period_buckets
 
 __all__ = ["member_lock_key", "record_click"]
 
@@ -104,7 +103,7 @@ def member_lock_key(guild_id: int, user_id: int) -> int:
 
 async def record_click(db: PgDatabase, click: Click) -> AnswerResult | None:
     """The whole click in one transaction; None when its post had closed (or its run
-    had finished: bot/storage/clicks.py `_BEFORE_TEST`).
+    had finished: bot/storage/sqlite/clicks.py `_BEFORE_TEST`).
 
     Raises PostGone when the post no longer exists (nothing is written), and WriteFailed
     when the server or the connection failed (nothing was saved)."""
@@ -186,7 +185,7 @@ async def apply(
 ) -> int:
     """Write a "recorded" decision and return the member's rank after it, in one
     statement: `tpquiz_record_click` (bot/storage/pg/migrations/0010_click_writes.sql)
-    runs the writes the SQLite path runs (bot/storage/clicks.py), in the same order.
+    runs the writes the SQLite path runs (bot/storage/sqlite/clicks.py), in the same order.
     Every value comes from the decision; None is "none" (no earlier score in a period,
     no post, no daily streak)."""
     answer, score, card = decision.answer, decision.score, decision.card

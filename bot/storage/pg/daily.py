@@ -1,4 +1,4 @@
-"""Daily question posts on PostgreSQL: the twin of bot/storage/daily.py (DailyContract).
+"""Daily question posts on PostgreSQL: the twin of bot/storage/sqlite/daily.py (DailyContract).
 
 Why it is safe with several processes ticking at once (issue 15: every process runs the
 daily scheduler for its shards, and a shard may move between processes):
@@ -27,10 +27,9 @@ import asyncpg
 
 from bot.quiz.click import DailyStreak
 from bot.quiz.schedule import current_daily_streak
-
-from ..daily import _SETTINGS_COLUMNS, DailySettings, _settings
-from ..posts import _COLUMNS, Post, _post
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite.daily import _SETTINGS_COLUMNS, DailySettings, _settings
+from bot.storage.sqlite.posts import _COLUMNS, Post, _post
 
 _CLEAR_ERROR = (
     "error_code = NULL, error_status = NULL, error_text = NULL, error_channel = NULL,"

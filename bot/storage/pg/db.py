@@ -27,10 +27,9 @@ from typing import Any
 
 import asyncpg
 
-from bot.config import DatabaseUrl
-
-from ..db import WriteFailed
-from ..problems import DatabaseUnusable
+from bot.infra.config import DatabaseUrl
+from bot.storage.problems import DatabaseUnusable
+from bot.storage.sqlite.db import WriteFailed
 
 __all__ = [
     "MIGRATION_LOCK",
@@ -289,7 +288,7 @@ class PgDatabase:
         """Raise `WriteFailed` for a storage fault (`_FAULTS`); return for anything else.
 
         Not logged here: the caller says it once (the member's reply, or a loop's
-        `bot.fault_log.FaultLog`), so a database that is down costs one line, not two.
+        `bot.infra.fault_log.FaultLog`), so a database that is down costs one line, not two.
         """
         fault = _storage_fault(exc)
         if fault is None:
@@ -301,7 +300,7 @@ class PgDatabase:
 
 #: asyncpg's errors that mean the server or the connection failed, not the program: the
 #: transaction was rolled back and may succeed later. Constraint violations (23xxx) and
-#: programming errors pass unchanged, as on SQLite (bot/storage/db.py).
+#: programming errors pass unchanged, as on SQLite (bot/storage/sqlite/db.py).
 _FAULTS: tuple[type[BaseException], ...] = (
     OSError,
     TimeoutError,

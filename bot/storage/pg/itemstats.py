@@ -1,8 +1,8 @@
-"""Item statistics on PostgreSQL: the twin of bot/storage/items.py `ItemStatsStore`.
+"""Item statistics on PostgreSQL: the twin of bot/storage/sqlite/items.py `ItemStatsStore`.
 
 The same reads and the same summary (migration 0009's `item_stats`,
-`item_stats_refreshes`) as bot/storage/itemstats.py, so the service
-(bot/item_service.py) works on either database. Why the details:
+`item_stats_refreshes`) as bot/storage/sqlite/itemstats.py, so the service
+(bot/services/items.py) works on either database. Why the details:
 
 - The member pass is one window over each member's first answers, as on SQLite; the
   accuracy on the member's other answers is the IEEE double division of the same two
@@ -24,14 +24,13 @@ from typing import Any
 
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.itemstats_fast import MemberRow
-
-from ..itemstats import Chunk, Refresh, SummaryRead, _counts, summary_rows
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite.itemstats import Chunk, Refresh, SummaryRead, _counts, summary_rows
 
 __all__ = ["PgItemStatsStore"]
 
 #: Each first answer with its member's accuracy on their other first answers (None with
-#: no other): bot/storage/itemstats.py `_MEMBER_ROWS` in PostgreSQL's words.
+#: no other): bot/storage/sqlite/itemstats.py `_MEMBER_ROWS` in PostgreSQL's words.
 _MEMBER_ROWS = (
     "SELECT question_id, hit, CASE WHEN answered > 1"
     " THEN (hits - hit)::float8 / (answered - 1)::float8 END, choice_index"

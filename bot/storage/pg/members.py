@@ -1,6 +1,6 @@
 """Everything stored about a member, or a server, on PostgreSQL: exported, or deleted.
 
-The twin of bot/storage/members.py, which stays the one list of what is stored about a
+The twin of bot/storage/sqlite/members.py, which stays the one list of what is stored about a
 member and what each field means: the steps here follow its `MEMBER_STEPS` (same names,
 same order, same notes in the export's "_about") and `GUILD_STEPS`, and a test fails
 when the two lists drift apart (tests/storage/test_privacy_both.py). Each step is an
@@ -22,7 +22,7 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from .. import members as lite
+from bot.storage.sqlite import members as lite
 
 __all__ = ["GUILD_TABLES", "delete_guild", "delete_member", "export_member", "member_guilds"]
 
@@ -115,7 +115,7 @@ _REPORT_COLUMNS = (
     " resolved_at, resolved_by, note"
 )
 
-#: name -> (export, delete), in bot/storage/members.py's MEMBER_STEPS order.
+#: name -> (export, delete), in bot/storage/sqlite/members.py's MEMBER_STEPS order.
 _STEPS: dict[
     str,
     tuple[Callable[[Conn, int, int], Awaitable[Rows]], Callable[[Conn, int, int], Awaitable[int]]],
@@ -140,7 +140,7 @@ _STEPS: dict[
     "reports": (_rows_of("reports", _REPORT_COLUMNS, "created_at, id"), _delete_reports),
 }
 
-#: Every table with a guild_id, in bot/storage/members.py's GUILD_STEPS order.
+#: Every table with a guild_id, in bot/storage/sqlite/members.py's GUILD_STEPS order.
 GUILD_TABLES: tuple[str, ...] = tuple(step.name for step in lite.GUILD_STEPS)
 
 
@@ -149,7 +149,7 @@ async def delete_member(conn: Conn, guild_id: int, user_id: int) -> dict[str, in
 
     Run it inside one transaction (`PgDatabase.transaction`). The server's item
     statistics summary counted the member's answers: it is marked stale, as on SQLite
-    (bot/storage/itemstats.py `mark_stale`), so the view computes on demand until the
+    (bot/storage/sqlite/itemstats.py `mark_stale`), so the view computes on demand until the
     next refresh."""
     deleted = {
         step.name: await _STEPS[step.name][1](conn, guild_id, user_id) for step in lite.MEMBER_STEPS
@@ -172,7 +172,7 @@ async def delete_guild(conn: Conn, guild_id: int) -> dict[str, int]:
 
 async def export_member(conn: Conn, guild_id: int, user_id: int) -> dict[str, Any]:
     """Everything stored about the member in the server, with a note of each field
-    (the same document as on SQLite: bot/storage/members.py `export_member`)."""
+    (the same document as on SQLite: bot/storage/sqlite/members.py `export_member`)."""
     about = {step.name: step.about for step in lite.MEMBER_STEPS}
     data: dict[str, Any] = {
         "_about": {"_file": lite.EXPORT_NOTE, **about},

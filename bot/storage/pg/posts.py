@@ -1,4 +1,4 @@
-"""Question posts on PostgreSQL: the twin of bot/storage/posts.py (PostsContract).
+"""Question posts on PostgreSQL: the twin of bot/storage/sqlite/posts.py (PostsContract).
 
 The rows and the `Post` they make are the SQLite store's (`_COLUMNS`, `_post`), so both
 backends return equal objects for equal rows. `create` gets the new id from
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..posts import _COLUMNS, CLICK_CACHE_SIZE, Post, _post
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite.posts import _COLUMNS, CLICK_CACHE_SIZE, Post, _post
 
 
 class PgPostStore:

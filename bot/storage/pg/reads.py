@@ -1,19 +1,18 @@
 """Read-only stores on PostgreSQL: a member's weekly progress and review cards.
 
-Twins of bot/storage/progress.py and CardStore in bot/storage/cards.py, with the same
+Twins of bot/storage/sqlite/progress.py and CardStore in bot/storage/sqlite/cards.py, with the same
 SQL and the same results (ProgressContract, CardsContract). Card writes happen inside the
-click's transaction (bot/storage/answers.py), which is not ported yet.
+click's transaction (bot/storage/sqlite/answers.py), which is not ported yet.
 """
 
 from __future__ import annotations
 
 from bot.quiz.memory import CardState
-
-from ..cards import _COLUMNS as _CARD_COLUMNS
-from ..cards import card_of
-from ..progress import WEEK_MS
-from ..standings import week_start_ms
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite.cards import _COLUMNS as _CARD_COLUMNS
+from bot.storage.sqlite.cards import card_of
+from bot.storage.sqlite.progress import WEEK_MS
+from bot.storage.sqlite.standings import week_start_ms
 
 
 class PgProgressStore:

@@ -1,4 +1,4 @@
-"""Problem reports on PostgreSQL: the twin of bot/storage/reports.py's `ReportStore`.
+"""Problem reports on PostgreSQL: the twin of bot/storage/sqlite/reports.py's `ReportStore`.
 
 The limits (one report per member and question, so many a day) are decided by
 `bot.quiz.reports.report_refusal` on counts read inside the filing transaction, as on
@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.quiz.reports import DAY_MS, Refusal, clean_body, report_refusal
-
-from ..reports import _COLUMNS, Report
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite.reports import _COLUMNS, Report
 
 #: The first key of the member's advisory lock while filing ('tprp').
 REPORT_LOCK = 0x74707270

@@ -1,4 +1,4 @@
-"""Leaderboards and member statistics on PostgreSQL: the twin of bot/storage/standings.py.
+"""Leaderboards and member statistics on PostgreSQL: the twin of bot/storage/sqlite/standings.py.
 
 The same index ranges over the same summaries (members, member_periods, score_counts; see the
 SQLite module for why each is an index range), so the same data ranks the same on both
@@ -29,9 +29,14 @@ from dataclasses import dataclass
 import asyncpg
 
 from bot.quiz.scoring import MemberScore
-
-from ..standings import _ORDER, MemberStats, RankedScore, month_start_ms, week_start_ms
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite.standings import (
+    _ORDER,
+    MemberStats,
+    RankedScore,
+    month_start_ms,
+    week_start_ms,
+)
 
 _NAMED = re.compile(r"(?<!:):([a-z_]+)\b")
 

@@ -1,4 +1,4 @@
-"""Test and review runs on PostgreSQL: the twin of bot/storage/test_runs.py.
+"""Test and review runs on PostgreSQL: the twin of bot/storage/sqlite/test_runs.py.
 
 Same columns and the same JSON text in them as on SQLite (TestRunsContract), so a run
 copied from one backend to the other reads back equal.
@@ -10,8 +10,8 @@ import json
 
 import asyncpg
 
-from ..test_runs import OPEN_REVIEW, TestRun
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite.test_runs import OPEN_REVIEW, TestRun
 
 _COLUMNS = (
     "id, guild_id, user_id, question_ids, orders, started_at, finished_at, score, kind, params"

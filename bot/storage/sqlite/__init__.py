@@ -1,0 +1,54 @@
+"""SQLite behind the storage contract. `Storage` bundles the stores over one database file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.storage.sqlite.answers import AnswerStore
+from bot.storage.sqlite.cards import CardStore
+from bot.storage.sqlite.daily import DailyStore
+from bot.storage.sqlite.db import Database
+from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+from bot.storage.sqlite.items import ItemStatsStore
+from bot.storage.sqlite.posts import Post, PostStore
+from bot.storage.sqlite.privacy import PrivacyStore
+from bot.storage.sqlite.progress import ProgressStore
+from bot.storage.sqlite.reminders import ReminderStore
+from bot.storage.sqlite.reports import ReportStore
+from bot.storage.sqlite.standings import MemberStats, RankedScore, Standings
+from bot.storage.sqlite.test_runs import TestRun, TestRunStore
+
+__all__ = [
+    "Storage",
+    "Database",
+    "Post",
+    "TestRun",
+    "RankedScore",
+    "MemberStats",
+]
+
+
+class Storage:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.posts = PostStore(db)
+        self.answers = AnswerStore(db)
+        self.standings = Standings(db)
+        self.test_runs = TestRunStore(db)
+        self.guilds = GuildSettingsStore(db)
+        self.meta = MetaStore(db)
+        self.daily = DailyStore(db)
+        self.cards = CardStore(db)
+        self.progress = ProgressStore(db)
+        self.reminders = ReminderStore(db)
+        self.privacy = PrivacyStore(db)
+        self.reports = ReportStore(db)
+        self.items = ItemStatsStore(db)
+
+    @classmethod
+    async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:
+        """Open the database (see `Database.open`; DatabaseUnusable says what is wrong)."""
+        return cls(await Database.open(path, readonly=readonly))
+
+    async def close(self) -> None:
+        await self.db.close()

@@ -1,0 +1,34 @@
+"""A member's answers per week, for the `/tpquiz stats` picture (issue #12).
+
+Read from the member's own answers through the answers_member index (server, member,
+time): one short range however large the server, unlike member_periods, whose key puts
+every member of a week side by side.
+"""
+
+from __future__ import annotations
+
+from bot.storage.sqlite.db import Database
+from bot.storage.sqlite.standings import DAY_MS, week_start_ms
+
+WEEK_MS = 7 * DAY_MS
+
+
+class ProgressStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def weeks(
+        self, guild_id: int, user_id: int, now_ms: int, count: int = 12
+    ) -> list[tuple[int, int, int]]:
+        """(week start ms, answered, right) for the `count` weeks up to `now_ms`'s week,
+        oldest first, weeks without answers included as zeros."""
+        first = week_start_ms(now_ms) - (count - 1) * WEEK_MS
+        async with self.db.conn.execute(
+            "SELECT (answered_at / 86400000 - (answered_at / 86400000 + 3) % 7) * 86400000,"
+            " COUNT(*), SUM(correct) FROM answers"
+            " WHERE guild_id = ? AND user_id = ? AND answered_at >= ? GROUP BY 1",
+            (guild_id, user_id, first),
+        ) as cur:
+            found = {int(start): (int(a), int(c)) for start, a, c in await cur.fetchall()}
+        starts = [first + i * WEEK_MS for i in range(count)]
+        return [(s, *found.get(s, (0, 0))) for s in starts]

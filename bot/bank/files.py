@@ -45,9 +45,8 @@ def bundled_dir() -> Path:
         root = None
     if isinstance(root, Path) and root.is_dir():
         return root
-    import bot
-
-    return Path(bot.__file__).resolve().parents[1] / "questions"
+    # bot/bank/files.py -> the checkout holding bot/ and questions/
+    return Path(__file__).resolve().parents[2] / "questions"
 
 
 def bundled_question_files() -> list[Path]:

@@ -34,9 +34,10 @@ import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bot.cli.db_copy_target import add_target_options, copy_target
+from bot.cli.db_lines import human_size, write_schema
 from bot.infra.config import ConfigError, DatabaseUrl, Settings
 from bot.storage import problems
 
@@ -57,12 +58,6 @@ def _db_path(args: argparse.Namespace) -> Path:
     if str(path) == ":memory:":
         raise ConfigError(problems.in_memory())
     return path
-
-
-def human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    return f"{size / 1024:.0f} KiB" if size < 10 * 2**20 else f"{size / 2**20:.1f} MiB"
 
 
 def _guarded(command: str, err: TextIO, work: Callable[[], int]) -> int:
@@ -94,22 +89,6 @@ def cmd_status(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         return _print_status(_db_path(args), out, err)
 
     return _guarded("status", err, work)
-
-
-def write_schema(status: Any, out: TextIO) -> None:
-    """The lines of `db status` both backends print alike: the schema version, the
-    pending migrations and the rows per table (`status`: SQLite's or PostgreSQL's)."""
-    out.write(f"schema: {status.version} (this tpquiz knows {status.newest})\n")
-    if status.pending:
-        out.write(f"pending migrations: {len(status.pending)} (tpquiz db upgrade applies them)\n")
-        for m in status.pending:
-            out.write(f"  {m.name}: {m.title}\n")
-    else:
-        out.write("pending migrations: none\n")
-    out.write("rows:\n")
-    width = max((len(t) for t in status.rows), default=0)
-    for table, count in status.rows.items():
-        out.write(f"  {table:<{width}}  {count:>10}\n")
 
 
 def _print_status(path: Path, out: TextIO, err: TextIO) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from typing import TextIO
 
-from bot.cli.db import human_size, write_schema
+from bot.cli.db_lines import human_size, write_schema
 from bot.infra.config import DatabaseUrl
 
 __all__ = ["pg_dry_run", "pg_status", "pg_upgrade"]

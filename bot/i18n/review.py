@@ -1,5 +1,5 @@
 """The strings of `/tpquiz review` and the stats picture (issue #12), in Turkish and
-English. Kept beside bot/i18n.py, which merges them into its MESSAGES and command
+English. Kept beside bot/i18n/__init__.py, which merges them into its MESSAGES and command
 translations, so that module stays one screenful per feature."""
 
 from __future__ import annotations

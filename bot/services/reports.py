@@ -1,5 +1,5 @@
 """Filing, listing and resolving members' problem reports (issue #13): the rules between
-the Discord glue (cogs/reports.py, cogs/admin_reports.py) and storage.
+the Discord glue (cogs/reports.py, cogs/reports_admin.py) and storage.
 
 A report names the question through what the member clicked on: a post (its question)
 or a personal test run and a position in it (a run belongs to one member; another

@@ -7,7 +7,7 @@ comes from the schema's keys and unique indexes (the same as SQLite's: one answe
 member per post, one daily slot per server and day), so the stores write with
 `INSERT ... ON CONFLICT` at READ COMMITTED rather than retrying SERIALIZABLE conflicts.
 
-Migrations: bot/storage/pg/migrations/NNNN_name.sql, one per SQLite migration, same
+Migrations: bot/storage/pg/migrations/ holds one `NNNN_name.sql` per SQLite migration, same
 numbers and names. Each runs as one transaction (PostgreSQL's DDL is transactional, so a
 failed migration leaves nothing behind) that also records its version in `tpquiz_schema`
 (PostgreSQL has no `user_version`). Two processes starting together take turns on an

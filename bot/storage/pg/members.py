@@ -3,7 +3,7 @@
 The twin of bot/storage/sqlite/members.py, which stays the one list of what is stored about a
 member and what each field means: the steps here follow its `MEMBER_STEPS` (same names,
 same order, same notes in the export's "_about") and `GUILD_STEPS`, and a test fails
-when the two lists drift apart (tests/storage/test_privacy_both.py). Each step is an
+when the two lists drift apart (tests/storage/test_pg_privacy.py). Each step is an
 async function of one asyncpg connection, so that a whole deletion runs inside the one
 transaction `PgPrivacyStore` opens: everything about the member goes, or nothing.
 

@@ -20,9 +20,9 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.infra.config import ConfigError, Settings
+from bot.infra.exit_codes import StartupError
 from bot.ops.metrics import CONTENT_TYPE, Metrics, MetricsServer, serve_metrics
 from bot.runtime.bot import TPQuizBot
-from bot.runtime.startup import StartupError
 from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 from tests.ops.conftest import RunRunner

@@ -29,7 +29,7 @@ from bot.infra.shards import Ownership
 from bot.ops.metrics import Metrics
 from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
-from bot.runtime.gateway_guard import keep_connected
+from bot.ui.gateway_guard import keep_connected
 from bot.services.daily import DailyService
 from bot.services.items import ItemStatsService
 from bot.services.privacy import PrivacyService
@@ -157,7 +157,7 @@ class TPQuizBot(commands.Bot):
 
     async def connect(self, *, reconnect: bool = True) -> None:
         """discord.py's connect, kept running after a gateway event discord.py's own
-        parser cannot read (bot.runtime.gateway_guard): one warning line, then connected again."""
+        parser cannot read (bot.ui.gateway_guard): one warning line, then connected again."""
         await keep_connected(self, lambda: super(TPQuizBot, self).connect(reconnect=reconnect))
 
     async def edit_count(self, post_id: int) -> None:

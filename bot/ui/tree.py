@@ -6,7 +6,7 @@ raises `CommandNotFound` or `CommandSignatureMismatch` for those before any cog 
 involved, and by default only logs a traceback while the member sees "interaction
 failed". Here the member is told to reload, and the log gets one line. A command or
 autocomplete whose payload discord.py cannot read at all is refused the same way
-(`interaction_check`, bot.runtime.gateway_guard).
+(`interaction_check`, bot.ui.gateway_guard).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.runtime.gateway_guard import refuse_unreadable, unreadable_command
+from bot.ui.gateway_guard import refuse_unreadable, unreadable_command
 from bot.services.quiz import QuizError
 from bot.ui.options import logged
 from bot.ui.responses import report_error
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 class CommandTree(app_commands.CommandTree["TPQuizBot"]):
     async def interaction_check(self, interaction: discord.Interaction[TPQuizBot], /) -> bool:
         """Every command and autocomplete, before the tree reads its options: one that
-        discord.py cannot read (bot.runtime.gateway_guard) gets one warning line and an answer,
+        discord.py cannot read (bot.ui.gateway_guard) gets one warning line and an answer,
         instead of a traceback in the tree's task and no reply."""
         why = unreadable_command(interaction)
         if why is None:

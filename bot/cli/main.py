@@ -162,21 +162,21 @@ async def _serve(
 
     `stop_on` ending (the shard locks' watch failing) closes the bot as SIGTERM does."""
     from bot.ops.metrics import Metrics, serve_metrics
-    from bot.runtime.bot import TPQuizBot
+    from bot.runtime.compose import build_bot
     from bot.runtime.startup import start
 
     metrics = Metrics()
     try:
         async with (
             serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
-            TPQuizBot(
-                settings=settings,
-                # TPQuizBot is typed with SQLite's Storage; PostgreSQL's bundle has the same
+            build_bot(
+                settings,
+                # build_bot is typed with SQLite's Storage; PostgreSQL's bundle has the same
                 # stores (bot/storage/contract.py StorageContract).
-                storage=storage,  # type: ignore[arg-type]
-                bank=bank,
+                storage,  # type: ignore[arg-type]
+                bank,
+                templates,
                 metrics=metrics,
-                templates=templates,
             ) as bot,
         ):
             loop = asyncio.get_running_loop()

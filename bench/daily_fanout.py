@@ -35,6 +35,7 @@ from bot.bank.loader import load_bank
 from bot.cli.main import apply_endpoints
 from bot.infra.config import Settings
 from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
 from bot.storage.sqlite import Storage
 
 #: Day 1 of the bench: a Monday; schedules were set the week before.
@@ -100,7 +101,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             )
             apply_endpoints(settings)
             clock = FixedClock(DAY_1 - timedelta(hours=1))
-            bot = TPQuizBot(
+            bot = build_bot(
                 settings=settings,
                 storage=storage,
                 bank=bank,

@@ -6,7 +6,7 @@ holds all SQL and must not know Discord. `cogs/` is glue: it reads interactions 
 calls services, and holds no SQL.
 
 Each cog is an extension that loads on its own (tests/test_extensions.py) and gets what
-it shares with others from the bot, which builds it in one place (`bot.runtime.bot`). So a
+it shares with others from the bot, which is built in one place (`bot.runtime.compose`). So a
 cog does not import or load another cog, does not look one up (`get_cog`, `bot.cogs`),
 and does not set an attribute on the bot for others to find.
 

@@ -35,13 +35,13 @@ from bot.cli import (
 )
 from bot.cli.guard import closed_pipe
 from bot.infra.config import ConfigError, Settings
+from bot.infra.exit_codes import StartupError
 from bot.infra.runlock import RunLockHeld, RunLockUnusable
 from bot.infra.shard_lock import ShardHeld
 from bot.infra.version import build_line, tpquiz_version
 from bot.ops.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.model import Bank
 from bot.quiz.periods import PERIODS, period_start
-from bot.runtime.startup import StartupError
 from bot.storage import problems
 from bot.storage.problems import DatabaseUnusable
 from bot.storage.sqlite.preflight import database_problem, run_problem
@@ -162,21 +162,21 @@ async def _serve(
 
     `stop_on` ending (the shard locks' watch failing) closes the bot as SIGTERM does."""
     from bot.ops.metrics import Metrics, serve_metrics
-    from bot.runtime.bot import TPQuizBot
+    from bot.runtime.compose import build_bot
     from bot.runtime.startup import start
 
     metrics = Metrics()
     try:
         async with (
             serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
-            TPQuizBot(
-                settings=settings,
-                # TPQuizBot is typed with SQLite's Storage; PostgreSQL's bundle has the same
+            build_bot(
+                settings,
+                # build_bot is typed with SQLite's Storage; PostgreSQL's bundle has the same
                 # stores (bot/storage/contract.py StorageContract).
-                storage=storage,  # type: ignore[arg-type]
-                bank=bank,
+                storage,  # type: ignore[arg-type]
+                bank,
+                templates,
                 metrics=metrics,
-                templates=templates,
             ) as bot,
         ):
             loop = asyncio.get_running_loop()
@@ -229,7 +229,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    except StartupError as exc:  # Discord unreachable, the metrics port taken (bot.runtime.startup)
+    except (
+        StartupError
+    ) as exc:  # Discord unreachable, the metrics port taken (bot.infra.exit_codes)
         print(f"tpquiz: {exc}", file=sys.stderr)
         return exc.exit_status
     except (RunLockHeld, RunLockUnusable, ShardHeld) as exc:

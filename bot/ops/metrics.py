@@ -46,7 +46,7 @@ from prometheus_client import (
 from prometheus_client.aiohttp import make_aiohttp_handler
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
-from bot.runtime.startup import EXIT_SETTINGS, StartupError
+from bot.infra.exit_codes import EXIT_SETTINGS, StartupError
 
 __all__ = ["CONTENT_TYPE", "Metrics", "MetricsServer", "bind_problem", "serve_metrics"]
 

@@ -1,12 +1,13 @@
-"""The bot: a typed `commands.Bot` that owns the quiz service and its resources.
+"""The bot: a typed `commands.Bot` holding the services and resources the cogs share.
 
-Resources (storage, bank, clock, random source) are opened in `main()` and passed in,
-as in discord.py's `advanced_startup.py`, so tests build the same bot on a temporary
-database and a fixed clock. Everything the cogs share is built here, once, from those:
-the services, the daily poster (one pacer for daily posts, `daily now` and reminders)
-and the coalesced count edits. Cogs read them from the bot (typed, through
-`discord.Interaction[TPQuizBot]`); no cog builds a shared one, sets one on the bot or
-looks another cog up to find it, so each extension also loads on its own.
+It builds nothing. The resources (storage, bank, clock, random source) are opened by the
+command line and passed in, as in discord.py's `advanced_startup.py`, and one level
+further: the services, the daily poster (one pacer for daily posts, `daily now` and
+reminders) and the coalesced count edits are built by `bot.runtime.compose.build_bot`,
+which `tpquiz run`, the tests and the benches all call, so each gets the same bot (on a
+temporary database and a fixed clock in tests). Cogs read what they share from the bot
+(typed, through `discord.Interaction[TPQuizBot]`); no cog builds a shared one, sets one
+on the bot or looks another cog up to find it, so each extension also loads on its own.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ import gc
 import hashlib
 import json
 import logging
-import random
 from collections.abc import Callable
-from datetime import UTC, datetime
+from typing import Any
 
 import discord
 from discord.ext import commands
@@ -28,8 +28,6 @@ from bot.infra.config import Settings
 from bot.infra.shards import Ownership
 from bot.ops.metrics import Metrics
 from bot.quiz.model import Bank
-from bot.quiz.templates import TemplateSet
-from bot.runtime.gateway_guard import keep_connected
 from bot.services.daily import DailyService
 from bot.services.items import ItemStatsService
 from bot.services.privacy import PrivacyService
@@ -38,11 +36,10 @@ from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.answers import AnswerStore
 from bot.ui import render
+from bot.ui.gateway_guard import keep_connected
 from bot.ui.post_updates import CoalescedEdits
-from bot.ui.poster import DailyPoster, process_rate
-from bot.ui.tree import CommandTree
+from bot.ui.poster import DailyPoster
 
 log = logging.getLogger(__name__)
 
@@ -75,22 +72,19 @@ EXTENSIONS: tuple[str, ...] = (
 )
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class TPQuizBot(commands.Bot):
-    """The bot; with TPQUIZ_SHARD_COUNT set, `TPQuizBot(...)` builds a `ShardedTPQuizBot`.
-
-    Choosing the class in `__new__` keeps one constructor for `tpquiz run`, the tests
-    and the benches. Unsharded, the bot stays a plain `commands.Bot` (one gateway
-    connection that honours DISCORD_GATEWAY_URL, as before sharding existed).
+    """The bot, unsharded: a plain `commands.Bot` (one gateway connection that honours
+    DISCORD_GATEWAY_URL, as before sharding existed). `build_bot` (bot/runtime/compose.py)
+    builds a `ShardedTPQuizBot` instead when the settings name a shard count.
     """
 
-    def __new__(cls, *args: object, settings: Settings, **kwargs: object) -> TPQuizBot:
-        if cls is TPQuizBot and settings.shard_count is not None:
-            cls = ShardedTPQuizBot
-        return super().__new__(cls)
+    #: Daily posts and reveal edits, paced (`bot.ui.poster`). Both it and `count_edits`
+    #: send through this client, so `build_bot` makes them right after the bot and hands
+    #: them over before anything runs.
+    poster: DailyPoster
+    #: A post's "N answered" line, edited at most once per interval (answer clicks,
+    #: and `/tpquiz-admin daily` when a post's closing time moved).
+    count_edits: CoalescedEdits
 
     def __init__(
         self,
@@ -98,47 +92,34 @@ class TPQuizBot(commands.Bot):
         settings: Settings,
         storage: Storage,
         bank: Bank,
-        clock: Clock = utcnow,
-        rng: random.Random | None = None,
-        metrics: Metrics | None = None,
-        templates: TemplateSet | None = None,
-        **options: object,
+        clock: Clock,
+        metrics: Metrics,
+        ownership: Ownership,
+        service: QuizService,
+        reviews: ReviewService,
+        reminders: ReminderService,
+        daily: DailyService,
+        reports: ReportService,
+        items: ItemStatsService,
+        privacy: PrivacyService,
+        **options: Any,
     ) -> None:
-        options.setdefault("intents", discord.Intents(guilds=True))
-        options.setdefault("allowed_mentions", discord.AllowedMentions.none())
-        options.setdefault("tree_cls", CommandTree)
-        if isinstance(self, commands.AutoShardedBot):
-            options.setdefault("shard_count", settings.shard_count)
-            if settings.shard_ids is not None:
-                options.setdefault("shard_ids", list(settings.shard_ids))
-        super().__init__(
-            command_prefix=commands.when_mentioned,
-            help_command=None,
-            **options,  # type: ignore[arg-type]
-        )
+        """Store what `build_bot` built; `options` go to discord.py's `commands.Bot`."""
+        super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self.storage = storage
         self.bank = bank
         self.clock = clock
-        self.metrics = metrics or Metrics()
-        storage.db.on_commit = self.metrics.observe_db_write
-        if isinstance(storage.answers, AnswerStore):  # SQLite's group commit
-            storage.answers.clicks.on_batch = self.metrics.observe_click_batch
-        self.service = QuizService(bank, storage, clock, rng or random.Random(), templates)
-        self.reviews = ReviewService(self.service)
-        self.reminders = ReminderService(self.service)
-        self.daily = DailyService(self.service)
-        self.reports = ReportService(self.service)
-        self.items = ItemStatsService(self.service)
-        self.privacy = PrivacyService(storage, settings.guild_retention_days)
+        self.metrics = metrics
         #: The servers this process acts for in the background (bot/infra/shards.py).
-        self.ownership = Ownership.of(settings.shard_count, settings.shard_ids)
-        self.poster = DailyPoster(
-            self, self.metrics, self.daily, rate=process_rate(settings.process_count)
-        )
-        #: A post's "N answered" line, edited at most once per interval (answer clicks,
-        #: and `/tpquiz-admin daily` when a post's closing time moved).
-        self.count_edits = CoalescedEdits(self.edit_count, settings.count_edit_interval)
+        self.ownership = ownership
+        self.service = service
+        self.reviews = reviews
+        self.reminders = reminders
+        self.daily = daily
+        self.reports = reports
+        self.items = items
+        self.privacy = privacy
         self._finishing_before_http_close = False
 
     async def setup_hook(self) -> None:
@@ -157,7 +138,7 @@ class TPQuizBot(commands.Bot):
 
     async def connect(self, *, reconnect: bool = True) -> None:
         """discord.py's connect, kept running after a gateway event discord.py's own
-        parser cannot read (bot.runtime.gateway_guard): one warning line, then connected again."""
+        parser cannot read (bot.ui.gateway_guard): one warning line, then connected again."""
         await keep_connected(self, lambda: super(TPQuizBot, self).connect(reconnect=reconnect))
 
     async def edit_count(self, post_id: int) -> None:
@@ -319,7 +300,7 @@ async def finish_interaction_tasks(
 class ShardedTPQuizBot(TPQuizBot, commands.AutoShardedBot):
     """The bot as discord.py's `AutoShardedBot`: TPQUIZ_SHARDS of TPQUIZ_SHARD_COUNT.
 
-    Built by `TPQuizBot(...)` when the settings name a shard count. With an explicit
+    Built by `build_bot` (bot/runtime/compose.py) when the settings name a shard count. With an explicit
     count discord.py connects to DISCORD_GATEWAY_URL (or Discord's default) directly,
     one connection per shard, and never asks `/gateway/bot` for a recommended count.
     """

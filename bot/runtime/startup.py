@@ -7,11 +7,8 @@ API (`DISCORD_API_BASE`, or discord.com) answers and that its gateway
 transient (connection refused, DNS failure, no answer, HTTP 5xx) after each delay in
 `RETRY_DELAYS`, about a minute in all. Then it gives up with one line naming the URL and
 what to check. An answer that is not Discord's (HTML, a handshake refused with 404, a
-first frame that is not HELLO) is a wrong setting: no retry.
-
-Exit statuses of `tpquiz run` (systemd restarts on 1, not on 2; `deploy/tpquiz.service`):
-0 stopped by SIGTERM/SIGINT; 1 Discord unreachable after the retries, or lost during
-login; 2 a setting is wrong (token, URL, metrics address, a guild list, ...).
+first frame that is not HELLO) is a wrong setting: no retry. Each failure is a
+`StartupError` with the exit status it means (bot/infra/exit_codes.py).
 """
 
 from __future__ import annotations
@@ -31,22 +28,14 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from bot.infra.exit_codes import EXIT_SETTINGS, EXIT_UNREACHABLE, StartupError
+
 log = logging.getLogger(__name__)
 
 #: Seconds to wait before each retry: 8 attempts over about 60 s.
 RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 15.0, 15.0, 15.0)
 #: Seconds one attempt may take (connect plus the first answer).
 ATTEMPT_TIMEOUT = 10.0
-EXIT_UNREACHABLE = 1
-EXIT_SETTINGS = 2
-
-
-class StartupError(Exception):
-    """The bot cannot start; the message is the one line `tpquiz run` prints."""
-
-    def __init__(self, message: str, exit_status: int = EXIT_UNREACHABLE) -> None:
-        super().__init__(message)
-        self.exit_status = exit_status
 
 
 def login_answered(base: str, status: int) -> str:

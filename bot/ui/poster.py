@@ -1,6 +1,6 @@
 """Sending daily posts and their reveal edits, paced under Discord's global rate limit.
 
-`DailyPoster` is one of the bot's resources (built with the services in `bot.runtime.bot`),
+`DailyPoster` is one of the bot's resources (built with the services in `bot.runtime.compose`),
 not a cog's: the daily tick (cogs/daily.py), `/tpquiz-admin daily now` (cogs/admin.py)
 and the review reminders (cogs/reminders.py, through its `pacer`) share one semaphore
 and one pacer, so a minute with many servers due, an admin's `daily now` and many

@@ -35,9 +35,9 @@ log = logging.getLogger(__name__)
 
 #: The interaction type of the discord.py methods a cog or a button overrides (`callback`,
 #: `from_custom_id`, `interaction_check`, `cog_app_command_error`): discord.py declares
-#: them generic over the client, so `discord.Interaction[TPQuizBot]` there is not a valid
-#: override. Each such method hands the interaction on to code typed with
-#: `discord.Interaction[TPQuizBot]`; everything else uses that type.
+#: them generic over the client, so a narrower client there is not a valid override.
+#: Each such method hands the interaction on to code typed with a narrower one (a cog's
+#: `discord.Interaction[TPQuizBot]`, the UI's `bot.ui.types.Interaction`).
 AnyInteraction = discord.Interaction[Any]
 
 #: Seconds to wait before deferring; Discord fails interactions not answered in 3 s.

@@ -6,32 +6,32 @@ raises `CommandNotFound` or `CommandSignatureMismatch` for those before any cog 
 involved, and by default only logs a traceback while the member sees "interaction
 failed". Here the member is told to reload, and the log gets one line. A command or
 autocomplete whose payload discord.py cannot read at all is refused the same way
-(`interaction_check`, bot.runtime.gateway_guard).
+(`interaction_check`, bot.ui.gateway_guard).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
-from bot.runtime.gateway_guard import refuse_unreadable, unreadable_command
 from bot.services.quiz import QuizError
+from bot.ui.gateway_guard import refuse_unreadable, unreadable_command
 from bot.ui.options import logged
 from bot.ui.responses import report_error
-
-if TYPE_CHECKING:
-    from bot.runtime.bot import TPQuizBot
+from bot.ui.types import Interaction
 
 log = logging.getLogger(__name__)
 
 
-class CommandTree(app_commands.CommandTree["TPQuizBot"]):
-    async def interaction_check(self, interaction: discord.Interaction[TPQuizBot], /) -> bool:
+class CommandTree(app_commands.CommandTree[discord.Client]):
+    """The bot's tree (its `tree_cls`); it uses nothing of the bot but its client."""
+
+    async def interaction_check(self, interaction: Interaction, /) -> bool:
         """Every command and autocomplete, before the tree reads its options: one that
-        discord.py cannot read (bot.runtime.gateway_guard) gets one warning line and an answer,
+        discord.py cannot read (bot.ui.gateway_guard) gets one warning line and an answer,
         instead of a traceback in the tree's task and no reply."""
         why = unreadable_command(interaction)
         if why is None:
@@ -40,7 +40,7 @@ class CommandTree(app_commands.CommandTree["TPQuizBot"]):
         return False
 
     async def on_error(
-        self, interaction: discord.Interaction[TPQuizBot], error: app_commands.AppCommandError, /
+        self, interaction: Interaction, error: app_commands.AppCommandError, /
     ) -> None:
         if not isinstance(
             error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch

@@ -21,6 +21,7 @@ from bot.infra.config import Settings
 from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
 from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
 from bot.storage.sqlite import Storage
 from tests.loopback.fixtures import loopback  # noqa: F401  (fixture)
 from tests.loopback.harness import running
@@ -70,7 +71,7 @@ class QuizHarness:
         )
         storage = await Storage.open(self.db_path)
         self.starts += 1
-        bot = TPQuizBot(
+        bot = build_bot(
             settings=settings,
             storage=storage,
             bank=self.bank,

@@ -30,6 +30,7 @@ from bot.ops.health import (
     write_heartbeat,
 )
 from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
 from bot.storage.sqlite import Storage
 from cogs import health as health_cog
 from tests.factories import make_bank
@@ -223,7 +224,7 @@ def test_the_watchdog_is_only_for_the_process_systemd_named() -> None:
 async def bot(tmp_path: Path) -> AsyncIterator[TPQuizBot]:
     db = tmp_path / "bot.sqlite3"
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db), storage=storage, bank=make_bank(), rng=random.Random(0)
     )
     yield bot
@@ -318,7 +319,7 @@ async def test_against_the_loopback_discord_the_gateway_counts_as_connected(
     loopback.add_guild(loopback.snowflake(), name="Study group")
     db = tmp_path / "bot.sqlite3"
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db),
         storage=storage,
         bank=make_bank(),

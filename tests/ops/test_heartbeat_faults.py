@@ -29,7 +29,7 @@ from bot.ops.health import (
     read_heartbeat,
     write_heartbeat,
 )
-from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
 from bot.storage.sqlite import Storage
 from cogs import health as health_cog
 from tests.factories import make_bank
@@ -133,7 +133,7 @@ async def test_the_running_cog_logs_a_failing_heartbeat_once(
     hb = tmp_path / "hb"
     hb.mkdir()
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db, heartbeat_path=hb),
         storage=storage, bank=make_bank(), rng=random.Random(0),
     )  # fmt: skip
@@ -186,7 +186,7 @@ async def test_after_the_file_is_lost_the_heartbeat_shows_no_database_write(
     carries the fault itself, so `tpquiz health` says why from the next tick."""
     db = tmp_path / "bot.sqlite3"
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db), storage=storage, bank=make_bank(), rng=random.Random(0)
     )
     try:

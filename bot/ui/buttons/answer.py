@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any
 
 import discord
 
@@ -20,13 +20,9 @@ from bot.ui import render
 from bot.ui.buttons.report import report_view
 from bot.ui.custom_ids import number
 from bot.ui.responses import AnyInteraction, preamble, refuse_click, reply
-
-if TYPE_CHECKING:
-    from bot.runtime.bot import TPQuizBot
+from bot.ui.types import Interaction, quiz_bot
 
 log = logging.getLogger(__name__)
-
-Interaction: TypeAlias = "discord.Interaction[TPQuizBot]"
 
 
 class AnswerButton(
@@ -92,7 +88,7 @@ def closed_view(post_id: int, order: tuple[int, ...], right: int) -> discord.ui.
 
 async def answer_post(interaction: Interaction, post_id: int, choice_index: int) -> None:
     """Record the click, then tell the member their result (or that the post closed)."""
-    bot = interaction.client
+    bot = quiz_bot(interaction)
     done = await preamble(
         interaction,
         lambda caller: bot.service.answer_post(

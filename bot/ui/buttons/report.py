@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any
 
 import discord
 
@@ -22,11 +22,7 @@ from bot.quiz.reports import MAX_BODY, REASONS
 from bot.services.quiz import QuizError
 from bot.ui.custom_ids import number
 from bot.ui.responses import AnyInteraction, report_error, user_lang
-
-if TYPE_CHECKING:
-    from bot.runtime.bot import TPQuizBot
-
-Interaction: TypeAlias = "discord.Interaction[TPQuizBot]"
+from bot.ui.types import Interaction, quiz_bot
 
 REASON_FIELD, BODY_FIELD, WHICH_FIELD = "reason", "body", "which"
 #: Seconds discord.py keeps the Modal object (the listener needs none of it).
@@ -122,7 +118,7 @@ async def open_modal(interaction: Interaction, kind: str, ref: int | None) -> No
             raise QuizError({"p": "unknown_post", "t": "unknown_test"}.get(kind, "unknown_review"))
         questions = None
         if kind in ("t", "r"):
-            bot = interaction.client
+            bot = quiz_bot(interaction)
             ids = await bot.reports.question_ids_of_run(
                 kind, ref, interaction.guild_id, interaction.user.id
             )

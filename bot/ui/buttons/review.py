@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any
 
 import discord
 
@@ -22,13 +22,9 @@ from bot.ui.buttons.report import report_view
 from bot.ui.custom_ids import number, run_click
 from bot.ui.render_review import review_nothing_embed, review_question_embed, review_step_embeds
 from bot.ui.responses import AnyInteraction, preamble, refuse_click, reply, update
-
-if TYPE_CHECKING:
-    from bot.runtime.bot import TPQuizBot
+from bot.ui.types import Interaction, quiz_bot
 
 log = logging.getLogger(__name__)
-
-Interaction: TypeAlias = "discord.Interaction[TPQuizBot]"
 
 
 class ReviewButton(
@@ -120,7 +116,7 @@ def start_view(guild_id: int, lang: Lang) -> discord.ui.View:
 
 async def open_review(interaction: Interaction, guild_id: int) -> None:
     """Start the member's round, or continue their open one, as an ephemeral message."""
-    bot = interaction.client
+    bot = quiz_bot(interaction)
     done = await preamble(
         interaction,
         lambda caller: bot.reviews.open(
@@ -142,7 +138,7 @@ async def open_review(interaction: Interaction, guild_id: int) -> None:
 async def answer_review(
     interaction: Interaction, run_id: int, position: int, choice_index: int
 ) -> None:
-    bot = interaction.client
+    bot = quiz_bot(interaction)
     done = await preamble(
         interaction,
         # guild_id None: a round started from a reminder's DM, answered there.

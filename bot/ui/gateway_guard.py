@@ -23,6 +23,11 @@ discord.py 2.7 does not expect, and it then fails in one of two places:
   Not for a sharded process (TPQUIZ_SHARD_COUNT, discord.py's AutoShardedBot): its shard
   reader hands such an error to `connect`, which closes the whole client before it
   raises, so there the process still stops (and its supervisor restarts it).
+
+Both halves read Discord's payloads and answer through the UI's replies
+(`bot.ui.responses`), so the module is part of the UI: the command tree (bot/ui/tree.py)
+uses the first, the bot's `connect` (bot/runtime/bot.py) the second, and nothing here
+knows the bot class.
 """
 
 from __future__ import annotations

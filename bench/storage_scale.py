@@ -60,7 +60,7 @@ from bot.quiz.review import pick_round
 from bot.services.quiz import QuizService
 from bot.services.review import ReviewService
 from bot.storage.sqlite import Post, Storage
-from bot.storage.sqlite.db import _split_sql, migrations
+from bot.storage.sqlite.migrate import migrations, split_sql
 from bot.storage.sqlite.standings import period_buckets
 
 #: The schema the generator writes (posts, answers, members, daily tables); newer
@@ -100,7 +100,7 @@ def create_base_schema(path: Path) -> None:
             if version > BASE_VERSION:
                 break
             conn.execute("BEGIN")
-            for statement in _split_sql(sql):
+            for statement in split_sql(sql):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {version:d}")
             conn.execute("COMMIT")

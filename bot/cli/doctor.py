@@ -75,7 +75,7 @@ async def check_database(settings: Settings) -> list[Check]:
     from bot.storage import problems
     from bot.storage.sqlite import Storage
     from bot.storage.sqlite.backup import file_schema_version
-    from bot.storage.sqlite.db import migrations
+    from bot.storage.sqlite.migrate import migrations
     from bot.storage.sqlite.preflight import run_problem
 
     path = settings.db_path

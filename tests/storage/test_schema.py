@@ -10,7 +10,7 @@ import pytest
 
 from bot.storage import problems
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.db import migrations
+from bot.storage.sqlite.migrate import migrations
 from bot.storage.sqlite.schema import bundled, header_problem, read_status, upgrade_script
 
 GOOD = """-- 0007: A title

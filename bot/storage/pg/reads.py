@@ -1,6 +1,6 @@
 """Read-only stores on PostgreSQL: a member's weekly progress and review cards.
 
-Twins of bot/storage/sqlite/progress.py and CardStore in bot/storage/sqlite/cards.py, with the same
+Twins of bot/storage/sqlite/reads.py, with the same
 SQL and the same results (ProgressContract, CardsContract). Card writes happen inside the
 click's transaction (bot/storage/sqlite/answers.py), which is not ported yet.
 """
@@ -11,7 +11,7 @@ from bot.quiz.memory import CardState
 from bot.storage.pg.db import PgDatabase
 from bot.storage.sqlite.cards import _COLUMNS as _CARD_COLUMNS
 from bot.storage.sqlite.cards import card_of
-from bot.storage.sqlite.progress import WEEK_MS
+from bot.storage.sqlite.reads import WEEK_MS
 from bot.storage.sqlite.standings import week_start_ms
 
 

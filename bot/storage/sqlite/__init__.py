@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.storage.sqlite.answers import AnswerStore
-from bot.storage.sqlite.cards import CardStore
 from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
 from bot.storage.sqlite.items import ItemStatsStore
 from bot.storage.sqlite.posts import Post, PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
-from bot.storage.sqlite.progress import ProgressStore
+from bot.storage.sqlite.reads import CardStore, ProgressStore
 from bot.storage.sqlite.reminders import ReminderStore
 from bot.storage.sqlite.reports import ReportStore
 from bot.storage.sqlite.standings import MemberStats, RankedScore, Standings

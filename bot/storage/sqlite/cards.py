@@ -5,7 +5,9 @@ the caller holds: `update_card` inside the click's transaction (bot/storage/sqli
 so an acknowledged answer always has its card; `seed_from_answers` inside the migration's
 transaction; `delete_member`, `delete_guild` and `export_member` inside the transaction
 of the member-deletion and export commands. What a card becomes is decided by
-`bot.quiz.memory`; this module reads and writes it.
+`bot.quiz.memory`; this module reads and writes it. The async read the review round
+makes (`CardStore`) is in reads.py, so that this module needs nothing of the database
+class: the migrations (migrate.py) import its seeding step.
 """
 
 from __future__ import annotations
@@ -13,12 +15,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from itertools import groupby
-from typing import TYPE_CHECKING
 
 from bot.quiz.memory import CardState, replay, review
-
-if TYPE_CHECKING:  # db.py imports this module's seeding step
-    from bot.storage.sqlite.db import Database
 
 _COLUMNS = "state, step, stability, difficulty, due, last_review, reps, lapses"
 
@@ -152,20 +150,3 @@ def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> list
     ).fetchall()
     names = ["question_id", *(c.strip() for c in _COLUMNS.split(","))]
     return [dict(zip(names, tuple(row), strict=True)) for row in rows]
-
-
-class CardStore:
-    """The async reads the review round and the stats make (writes go through
-    `update_card` inside the click's transaction)."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    async def member_cards(self, guild_id: int, user_id: int) -> dict[str, CardState]:
-        async with self.db.conn.execute(
-            f"SELECT question_id, {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
-            " ORDER BY due",
-            (guild_id, user_id),
-        ) as cur:
-            rows = await cur.fetchall()
-        return {str(row[0]): card_of(tuple(row)[1:]) for row in rows}

@@ -26,8 +26,7 @@ from pathlib import Path
 from bot.infra.runlock import running_pid
 from bot.storage import problems
 from bot.storage.sqlite import preflight
-from bot.storage.sqlite.db import _split_sql, migrations
-from bot.storage.sqlite.steps import migration_step
+from bot.storage.sqlite.migrate import migration_step, migrations, split_sql
 
 __all__ = [
     "DatabaseStatus",
@@ -56,7 +55,7 @@ class Migration:
 
     def statements(self) -> list[str]:
         """The statements `Database.migrate` runs, one by one, in one transaction."""
-        return _split_sql(self.sql)
+        return split_sql(self.sql)
 
 
 def _header(sql: str) -> tuple[str | None, dict[str, str]]:

@@ -1,12 +1,16 @@
-"""A member's answers per week, for the `/tpquiz stats` picture (issue #12).
+"""Read-only stores: a member's answers per week and a member's review cards.
 
-Read from the member's own answers through the answers_member index (server, member,
+`ProgressStore.weeks` is the `/tpquiz stats` picture (issue #12), read from the member's own answers through the answers_member index (server, member,
 time): one short range however large the server, unlike member_periods, whose key puts
-every member of a week side by side.
+every member of a week side by side. `CardStore` reads the cards the click's
+transaction writes (cards.py). The PostgreSQL twins are in bot/storage/pg/reads.py.
 """
 
 from __future__ import annotations
 
+from bot.quiz.memory import CardState
+from bot.storage.sqlite.cards import _COLUMNS as _CARD_COLUMNS
+from bot.storage.sqlite.cards import card_of
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.standings import DAY_MS, week_start_ms
 
@@ -32,3 +36,20 @@ class ProgressStore:
             found = {int(start): (int(a), int(c)) for start, a, c in await cur.fetchall()}
         starts = [first + i * WEEK_MS for i in range(count)]
         return [(s, *found.get(s, (0, 0))) for s in starts]
+
+
+class CardStore:
+    """The async reads the review round and the stats make (writes go through
+    `update_card` inside the click's transaction)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def member_cards(self, guild_id: int, user_id: int) -> dict[str, CardState]:
+        async with self.db.conn.execute(
+            f"SELECT question_id, {_CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
+            " ORDER BY due",
+            (guild_id, user_id),
+        ) as cur:
+            rows = await cur.fetchall()
+        return {str(row[0]): card_of(tuple(row)[1:]) for row in rows}

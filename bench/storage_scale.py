@@ -59,9 +59,11 @@ from bot.quiz.model import Bank, Question
 from bot.quiz.review import pick_round
 from bot.services.quiz import QuizService
 from bot.services.review import ReviewService
-from bot.storage.sqlite import Post, Storage
-from bot.storage.sqlite.migrate import migrations, split_sql
-from bot.storage.sqlite.standings import period_buckets
+from bot.storage.migration_files import split_sql
+from bot.storage.periods import period_buckets
+from bot.storage.records import Post
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 
 #: The schema the generator writes (posts, answers, members, daily tables); newer
 #: migrations are applied by `Storage.open`, as on an upgrade.

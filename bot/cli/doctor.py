@@ -28,7 +28,7 @@ from bot.runtime.startup import login_answered
 
 if TYPE_CHECKING:
     from bot.storage.pg.shard_locks import Holder
-    from bot.storage.sqlite.privacy import PendingRemoval
+    from bot.storage.records import PendingRemoval
 
 __all__ = ["Check", "run_doctor", "DEFAULT_API_BASE"]
 

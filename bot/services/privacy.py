@@ -11,8 +11,8 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from bot.storage.records import PendingRemoval
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.privacy import PendingRemoval
 
 log = logging.getLogger(__name__)
 

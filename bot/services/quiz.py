@@ -20,9 +20,9 @@ from bot.quiz.picking import pick_question, shuffled_order
 from bot.quiz.scoring import AnswerResult, weakest_topics
 from bot.quiz.templates import TemplateError, TemplateSet, encode_params
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
-from bot.storage.sqlite import MemberStats, Post, RankedScore, Storage, TestRun
-from bot.storage.sqlite.clicks import PostGone
-from bot.storage.sqlite.db import WriteFailed
+from bot.storage.errors import PostGone, WriteFailed
+from bot.storage.records import MemberStats, Post, RankedScore, TestRun
+from bot.storage.sqlite import Storage
 
 Clock = Callable[[], datetime]
 log = logging.getLogger(__name__)

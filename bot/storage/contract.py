@@ -21,20 +21,26 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from bot.quiz.click import DailyStreak
     from bot.quiz.itemstats import ItemStats
     from bot.quiz.itemstats_fast import MemberRow
     from bot.quiz.memory import CardState
     from bot.quiz.model import Question
     from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
-    from bot.storage.sqlite.daily import DailySettings, DailyStreak
-    from bot.storage.sqlite.itemstats import Chunk, Refresh, SummaryRead
-    from bot.storage.sqlite.posts import Post
-    from bot.storage.sqlite.privacy import PendingRemoval
-    from bot.storage.sqlite.reminders import ReminderRow
-    from bot.storage.sqlite.reports import Report
-    from bot.storage.sqlite.standings import MemberStats, RankedScore
-    from bot.storage.sqlite.test_runs import TestRun
+    from bot.storage.records import (
+        Chunk,
+        DailySettings,
+        MemberStats,
+        PendingRemoval,
+        Post,
+        RankedScore,
+        Refresh,
+        ReminderRow,
+        Report,
+        SummaryRead,
+        TestRun,
+    )
 
 __all__ = [
     "AnswersContract",

@@ -43,9 +43,9 @@ async def open_readonly(settings: Settings) -> Storage | PgStorage:
     an empty one included, is refused here with one sentence, the same as SQLite's."""
     storage = await open_storage(settings, readonly=True)
     if settings.database_url is not None:
+        from bot.storage.migration_files import bundled
         from bot.storage.pg.status import schema_too_old_to_read
         from bot.storage.problems import DatabaseUnusable
-        from bot.storage.sqlite.schema import bundled
 
         pg = cast("PgStorage", storage)
         version, newest = await pg.db.schema_version(), len(bundled())

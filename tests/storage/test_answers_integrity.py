@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.storage.migration_files import split_sql
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.migrate import migrations, split_sql
+from bot.storage.sqlite.migrate import migrations
 
 ANSWER = (
     "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id, choice_index,"

@@ -20,10 +20,12 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.periods import period_start
+from bot.storage.migration_files import split_sql
+from bot.storage.periods import month_start_ms, week_start_ms
 from bot.storage.pg.standings import PgStandings
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.migrate import migrations, split_sql
-from bot.storage.sqlite.standings import Standings, month_start_ms, week_start_ms
+from bot.storage.sqlite.migrate import migrations
+from bot.storage.sqlite.standings import Standings
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

@@ -18,10 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.storage.migration_files import bundled, split_sql
 from bot.storage.sqlite import Storage
 from bot.storage.sqlite.members import GUILD_STEPS, MEMBER_STEPS
-from bot.storage.sqlite.migrate import split_sql
-from bot.storage.sqlite.schema import bundled
 from tests.factories import make_bank
 
 GUILD, OTHER = 77, 78

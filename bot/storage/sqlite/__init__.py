@@ -9,22 +9,15 @@ from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
 from bot.storage.sqlite.items import ItemStatsStore
-from bot.storage.sqlite.posts import Post, PostStore
+from bot.storage.sqlite.posts import PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
 from bot.storage.sqlite.reads import CardStore, ProgressStore
 from bot.storage.sqlite.reminders import ReminderStore
 from bot.storage.sqlite.reports import ReportStore
-from bot.storage.sqlite.standings import MemberStats, RankedScore, Standings
-from bot.storage.sqlite.test_runs import TestRun, TestRunStore
+from bot.storage.sqlite.standings import Standings
+from bot.storage.sqlite.test_runs import TestRunStore
 
-__all__ = [
-    "Storage",
-    "Database",
-    "Post",
-    "TestRun",
-    "RankedScore",
-    "MemberStats",
-]
+__all__ = ["Database", "Storage"]
 
 
 class Storage:

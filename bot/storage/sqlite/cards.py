@@ -17,11 +17,10 @@ from collections.abc import Iterator
 from itertools import groupby
 
 from bot.quiz.memory import CardState, replay, review
-
-_COLUMNS = "state, step, stability, difficulty, due, last_review, reps, lapses"
+from bot.storage.records import CARD_COLUMNS, card_of, card_values
 
 _UPSERT = (
-    "INSERT INTO cards (guild_id, user_id, question_id, " + _COLUMNS + ")"
+    "INSERT INTO cards (guild_id, user_id, question_id, " + CARD_COLUMNS + ")"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (guild_id, user_id, question_id) DO UPDATE SET state = excluded.state,"
     " step = excluded.step, stability = excluded.stability,"
@@ -30,40 +29,11 @@ _UPSERT = (
 )
 
 
-def card_of(row: tuple[object, ...] | sqlite3.Row) -> CardState:
-    """A card from its stored columns (`_COLUMNS`, in that order)."""
-    state, step, stability, difficulty, due, last, reps, lapses = tuple(row)
-    return CardState(
-        state=int(state),  # type: ignore[call-overload]
-        step=None if step is None else int(step),  # type: ignore[call-overload]
-        stability=float(stability),  # type: ignore[arg-type]
-        difficulty=float(difficulty),  # type: ignore[arg-type]
-        due_ms=int(due),  # type: ignore[call-overload]
-        last_review_ms=int(last),  # type: ignore[call-overload]
-        reps=int(reps),  # type: ignore[call-overload]
-        lapses=int(lapses),  # type: ignore[call-overload]
-    )
-
-
-def card_values(card: CardState) -> tuple[object, ...]:
-    """A card's columns in `_COLUMNS` order, for an INSERT (here and on PostgreSQL)."""
-    return (
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        card.due_ms,
-        card.last_review_ms,
-        card.reps,
-        card.lapses,
-    )
-
-
 def getcard_of(
     conn: sqlite3.Connection, guild_id: int, user_id: int, question_id: str
 ) -> CardState | None:
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ? AND question_id = ?",
+        f"SELECT {CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ? AND question_id = ?",
         (guild_id, user_id, question_id),
     ).fetchone()
     return None if row is None else card_of(row)
@@ -95,7 +65,7 @@ def write_card(
 def member_cards(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[str, CardState]:
     """Every card of the member in the server, by question id (one index range)."""
     rows = conn.execute(
-        f"SELECT question_id, {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
+        f"SELECT question_id, {CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
         " ORDER BY due",
         (guild_id, user_id),
     ).fetchall()
@@ -144,9 +114,9 @@ def delete_guild(conn: sqlite3.Connection, guild_id: int) -> int:
 def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> list[dict[str, object]]:
     """The member's cards in the server as plain JSON-ready dicts, by question id."""
     rows = conn.execute(
-        f"SELECT question_id, {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
+        f"SELECT question_id, {CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
         " ORDER BY question_id",
         (guild_id, user_id),
     ).fetchall()
-    names = ["question_id", *(c.strip() for c in _COLUMNS.split(","))]
+    names = ["question_id", *(c.strip() for c in CARD_COLUMNS.split(","))]
     return [dict(zip(names, tuple(row), strict=True)) for row in rows]

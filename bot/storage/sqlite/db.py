@@ -49,11 +49,12 @@ from typing import TypeVar
 import aiosqlite
 
 from bot.storage import problems
+from bot.storage.errors import WriteFailed
 from bot.storage.problems import DatabaseUnusable
 from bot.storage.sqlite import preflight
 from bot.storage.sqlite.migrate import apply_migration, migration_step, migrations
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "DatabaseUnusable", "WriteFailed"]
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "storage_fault"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -75,17 +76,6 @@ _STORAGE_FAULTS = {
     sqlite3.SQLITE_PROTOCOL,
     sqlite3.SQLITE_NOTADB,
 }
-
-
-class WriteFailed(Exception):
-    """A write transaction did not commit and was rolled back: nothing of it was saved.
-
-    `reason` is one line for the log, e.g. "database or disk is full (SQLITE_FULL)".
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def storage_fault(exc: BaseException) -> WriteFailed | None:

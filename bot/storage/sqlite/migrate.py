@@ -1,5 +1,8 @@
 """The SQLite migrations: the bundled files, their Python steps, and how one is applied.
 
+The files are found and their headers read by bot/storage/migration_files.py, the same
+way for both backends; what is SQLite's alone is here.
+
 Why a module of its own: the database (db.py) applies migrations at open, `tpquiz db
 status`/`upgrade --dry-run` (schema.py) list and print them, the preflight checks and
 backups compare a file's version with the newest, and one migration ("review cards")
@@ -16,31 +19,19 @@ renumbering a migration when branches merge does not lose its step. `tpquiz db u
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 
+from bot.storage.migration_files import numbered, split_sql
 from bot.storage.sqlite.cards import seed_from_answers
 
-__all__ = ["STEPS", "Step", "apply_migration", "migration_step", "migrations", "split_sql"]
-
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+__all__ = ["STEPS", "Step", "apply_migration", "migration_step", "migrations"]
 
 
 def migrations() -> list[tuple[int, str, str]]:
-    """(version, name, sql) for every bundled migration, in order."""
-    found = []
-    for entry in resources.files("bot.storage.sqlite").joinpath("migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort()
-    versions = [v for v, _, _ in found]
-    if versions != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 0001, 0002, ... without gaps: {versions}")
-    return found
+    """(version, name, sql) for every bundled SQLite migration, in order."""
+    return numbered("sqlite")
 
 
 @dataclass(frozen=True)
@@ -75,9 +66,3 @@ def apply_migration(
     done = None if step is None else step.run(conn)
     conn.execute(f"PRAGMA user_version = {version:d}")
     return done
-
-
-def split_sql(script: str) -> list[str]:
-    """Split a migration into statements (our migrations hold no ';' inside literals)."""
-    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

@@ -1,20 +1,18 @@
 """Read-only stores: a member's answers per week and a member's review cards.
 
-`ProgressStore.weeks` is the `/tpquiz stats` picture (issue #12), read from the member's own answers through the answers_member index (server, member,
-time): one short range however large the server, unlike member_periods, whose key puts
-every member of a week side by side. `CardStore` reads the cards the click's
-transaction writes (cards.py). The PostgreSQL twins are in bot/storage/pg/reads.py.
+`ProgressStore.weeks` is the `/tpquiz stats` picture (issue #12), read from the member's
+own answers through the answers_member index (server, member, time): one short range
+however large the server, unlike member_periods, whose key puts every member of a week
+side by side. `CardStore` reads the cards the click's transaction writes (cards.py).
+The PostgreSQL twins are in bot/storage/pg/reads.py.
 """
 
 from __future__ import annotations
 
 from bot.quiz.memory import CardState
-from bot.storage.sqlite.cards import _COLUMNS as _CARD_COLUMNS
-from bot.storage.sqlite.cards import card_of
+from bot.storage.periods import WEEK_MS, week_start_ms
+from bot.storage.records import CARD_COLUMNS, card_of
 from bot.storage.sqlite.db import Database
-from bot.storage.sqlite.standings import DAY_MS, week_start_ms
-
-WEEK_MS = 7 * DAY_MS
 
 
 class ProgressStore:
@@ -47,7 +45,7 @@ class CardStore:
 
     async def member_cards(self, guild_id: int, user_id: int) -> dict[str, CardState]:
         async with self.db.conn.execute(
-            f"SELECT question_id, {_CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
+            f"SELECT question_id, {CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
             " ORDER BY due",
             (guild_id, user_id),
         ) as cur:

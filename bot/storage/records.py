@@ -40,6 +40,7 @@ __all__ = [
     "Refresh",
     "ReminderRow",
     "Report",
+    "StorageHealth",
     "SummaryRead",
     "TestRun",
     "card_of",
@@ -53,6 +54,21 @@ __all__ = [
     "summary_rows",
     "test_run_of",
 ]
+
+# -- the database as a whole ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StorageHealth:
+    """What the heartbeat reports of the database (`StorageContract.health`)."""
+
+    #: Wall-clock time of the last committed write still in the database; None before the
+    #: first, and on SQLite once its file was lost (what was committed went with it).
+    last_write_at: float | None
+    #: Why the database takes no more writes (SQLite: its file was deleted or replaced);
+    #: None while it does. A failing server shows as `WriteFailed` on each write instead.
+    fault: str | None
+
 
 # -- posts -------------------------------------------------------------------------------
 

@@ -296,7 +296,12 @@ class PrivacyContract(Protocol):
 
     async def pending_removals(self) -> list[PendingRemoval]: ...
 
-    async def delete_due(self, now_ms: int) -> list[int]: ...
+    async def delete_due(
+        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
+        """Delete every server whose removal is due at `now_ms`, skipping those `owns`
+        says another process deletes (its shards); the servers deleted."""
+        ...
 
 
 class ReportsContract(Protocol):

@@ -34,8 +34,9 @@ from pathlib import Path
 
 from bench.common import machine_line, table, write_json
 from bot.quiz.model import Question
+from bot.storage.click_read import Click
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.clicks import Click, record_click
+from bot.storage.sqlite.clicks import record_click
 from tests.factories import make_bank
 
 GUILD = 42

@@ -69,7 +69,8 @@ class HealthCog(commands.Cog):
         self.bot = bot
         settings = bot.settings
         # Beside the SQLite file; on PostgreSQL beside where TPQUIZ_DB would be.
-        db_path = getattr(bot.storage.db, "path", settings.db_path)
+        file = bot.storage.file
+        db_path = file if file is not None else settings.db_path
         self.path = heartbeat_path_for(db_path, settings.heartbeat_path)
         self.max_age = settings.health_max_age
         self.started_at = time.time()
@@ -125,15 +126,16 @@ class HealthCog(commands.Cog):
             self.gateway_at = now
         latency = self.bot.latency
         await self._probe_database(now)
+        database = self.bot.storage.health()
         beat = Heartbeat(
             pid=os.getpid(),
             started_at=self.started_at,
             written_at=now,
             gateway_at=self.gateway_at,
-            db_write_at=self.bot.storage.db.last_write_at,
+            db_write_at=database.last_write_at,
             guilds=len(self.bot.guilds),
             latency=latency if connected and math.isfinite(latency) else None,
-            db_fault=self.bot.storage.db.fault,
+            db_fault=database.fault,
             host=self.origin[0],
             pid_ns=self.origin[1],
         )

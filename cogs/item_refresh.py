@@ -22,7 +22,7 @@ from discord.ext import commands, tasks
 
 from bot.infra.fault_log import FaultLog
 from bot.services.items import REFRESH_MINUTES
-from bot.storage.sqlite.db import WriteFailed
+from bot.storage.errors import WriteFailed
 
 if TYPE_CHECKING:
     from bot.runtime.bot import TPQuizBot

@@ -40,7 +40,7 @@ from bot.ui.responses import AnyInteraction, preamble, reply, report_command_err
 
 if TYPE_CHECKING:
     from bot.runtime.bot import TPQuizBot
-    from bot.storage.sqlite.reports import Report
+    from bot.storage.records import Report
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from bot.ui.responses import (
 
 if TYPE_CHECKING:
     from bot.runtime.bot import TPQuizBot
-    from bot.storage.sqlite.posts import Post
+    from bot.storage.records import Post
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from discord.ext import commands, tasks
 from bot.i18n import t
 from bot.infra.fault_log import FaultLog
 from bot.services.reminders import DueReminder, ReminderService
-from bot.storage.sqlite.db import WriteFailed
+from bot.storage.errors import WriteFailed
 from bot.ui.buttons.review import start_view
 from bot.ui.poster import TICK_SECONDS, Pacer
 from bot.ui.responses import user_lang

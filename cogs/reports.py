@@ -28,7 +28,7 @@ from bot.ui.responses import Caller, preamble, reply
 
 if TYPE_CHECKING:
     from bot.runtime.bot import TPQuizBot
-    from bot.storage.sqlite.reports import Report
+    from bot.storage.records import Report
 
 log = logging.getLogger(__name__)
 

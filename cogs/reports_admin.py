@@ -21,7 +21,7 @@ from discord.app_commands import locale_str
 from bot.i18n import t
 from bot.quiz.model import Lang
 from bot.services.quiz import QuizError
-from bot.storage.sqlite.reports import Report
+from bot.storage.records import Report
 from bot.ui.command_groups import (
     check_admin_command,
     join_group,

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.quiz.model import Question
+from bot.storage.click_read import Click
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.clicks import Click, record_click
+from bot.storage.sqlite.clicks import record_click
 
 #: choose(member, ability 0..5, question) -> choice index in file order.
 Chooser = Callable[[int, int, Question], int]

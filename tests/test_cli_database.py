@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.db import migrations
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.mounts import remount, tmpfs
 from tests.test_cli import FAKE_TOKEN, tpquiz

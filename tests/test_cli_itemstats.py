@@ -19,7 +19,8 @@ import pytest
 
 from bot.bank.loader import load_bank
 from bot.cli.main import main
-from bot.storage.sqlite.reports import Report, add_report
+from bot.storage.records import Report
+from bot.storage.sqlite.reports import add_report
 from tests.itemsim import simulate, wrong_key_chooser
 
 BIG, SMALL = 9, 8

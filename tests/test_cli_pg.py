@@ -15,9 +15,10 @@ import asyncpg
 import pytest
 
 from bot.infra.config import DatabaseUrl
-from bot.storage.pg.copy import copy_from_sqlite
+from bot.storage.copy import copy_from_sqlite
+from bot.storage.migration_files import bundled
 from bot.storage.pg.db import PgDatabase
-from bot.storage.sqlite.schema import bundled, read_status
+from bot.storage.sqlite.schema import read_status
 from tests.storage.test_schema import at_schema
 from tests.test_cli import tpquiz
 from tests.test_db_commands import _played

@@ -12,8 +12,9 @@ import pytest
 
 from bot.infra.runlock import hold_run_lock
 from bot.storage import problems
+from bot.storage.migration_files import bundled
 from bot.storage.pg.db import PgDatabase
-from bot.storage.sqlite.schema import bundled, read_status
+from bot.storage.sqlite.schema import read_status
 from tests.storage.test_schema import at_schema
 from tests.test_cli import tpquiz
 
@@ -220,7 +221,7 @@ async def test_a_copy_that_differs_is_reported_and_exits_1(
     import io
 
     from bot.cli import db as db_commands
-    from bot.storage.pg import copy
+    from bot.storage import copy
 
     db = await _played(tmp_path / "q.sqlite3")
     real = copy.copy_from_sqlite

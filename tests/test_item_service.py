@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from bot.services.items import ItemStatsService
 from bot.services.quiz import QuizService
-from bot.storage.sqlite.itemstats import Refresh, SummaryRead
+from bot.storage.records import Refresh, SummaryRead
 from tests.factories import make_bank
 
 

@@ -82,7 +82,7 @@ def test_every_template_draw_renders_within_limits() -> None:
     from datetime import date
 
     from bot.bank.template_files import load_templates
-    from bot.storage.sqlite import Post
+    from bot.storage.records import Post
 
     rng = random.Random(1)
     score = MemberScore(1, "x" * 32, 10_000, 20_000, 10_000, 500, 900)
@@ -111,7 +111,7 @@ def test_every_template_draw_renders_within_limits() -> None:
 def test_every_post_and_the_admins_view_name_the_topic_never_its_slug(bank: Bank) -> None:
     from datetime import date
 
-    from bot.storage.sqlite import Post
+    from bot.storage.records import Post
     from bot.ui import render_items
 
     question = bank["attention-split-01"]
@@ -137,7 +137,7 @@ def test_every_post_and_the_admins_view_name_the_topic_never_its_slug(bank: Bank
 
 def test_stats_name_each_topic_and_the_weakest_in_the_readers_language() -> None:
     from bot.services.quiz import StatsReport
-    from bot.storage.sqlite import MemberStats
+    from bot.storage.records import MemberStats
 
     per_topic = {"rng-and-dropout": (4, 1), "basics": (2, 2), "vs-other-parallelism": (5, 2)}
     stats = MemberStats(MemberScore(1, "ayşe", 5, 11, 5), 3, per_topic, None)

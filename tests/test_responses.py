@@ -11,7 +11,7 @@ import pytest
 
 from bot.i18n import t
 from bot.services.quiz import AnswerNotSaved
-from bot.storage.sqlite.db import WriteFailed
+from bot.storage.errors import WriteFailed
 from bot.ui.responses import report_error
 
 

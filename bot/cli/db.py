@@ -14,7 +14,7 @@ cannot be used or upgraded, 2 a setting is wrong, as in bot/cli/ops.py.
 
 `copy --from sqlite:///path --to-file PATH` (or --to-env VAR, or --to URL: see
 bot/cli/db_copy_target.py for why not the last) moves a SQLite database into PostgreSQL
-(issue 15, bot/storage/pg/copy.py) and then checks the copy rather than trusting it: the
+(issue 15, bot/storage/copy.py) and then checks the copy rather than trusting it: the
 rows of every table are counted on both sides and every server's leaderboards (all time,
 this week, this month) are read from both and compared, so an operator switching
 TPQUIZ_DATABASE_URL on knows the members see what they saw. It holds the file's run lock
@@ -109,8 +109,9 @@ def _print_status(path: Path, out: TextIO, err: TextIO) -> int:
 
 def _dry_run(path: Path, out: TextIO) -> None:
     """Print the SQL an upgrade would run; raise DatabaseUnusable as `upgrade` would."""
+    from bot.storage.migration_files import bundled
     from bot.storage.sqlite.preflight import run_problem
-    from bot.storage.sqlite.schema import bundled, read_status, upgrade_script
+    from bot.storage.sqlite.schema import read_status, upgrade_script
 
     if not path.exists():
         problem = run_problem(path)  # a database deleted beside a lock, a closed directory
@@ -132,9 +133,10 @@ def _dry_run(path: Path, out: TextIO) -> None:
 def _upgrade(path: Path, out: TextIO) -> None:
     """Apply the pending migrations under the run lock (as `tpquiz run` does at start)."""
     from bot.infra.runlock import START_WAIT_SECONDS, hold_run_lock
+    from bot.storage.migration_files import bundled
     from bot.storage.sqlite.db import Database
     from bot.storage.sqlite.preflight import run_problem
-    from bot.storage.sqlite.schema import bundled, read_status
+    from bot.storage.sqlite.schema import read_status
 
     problem = run_problem(path)
     if problem:
@@ -194,7 +196,7 @@ async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
     from datetime import UTC, datetime
 
     from bot.quiz.periods import period_start
-    from bot.storage.pg.copy import source_guilds
+    from bot.storage.copy import source_guilds
     from bot.storage.pg.standings import PgStandings
     from bot.storage.sqlite import Storage
 
@@ -219,7 +221,7 @@ async def _leaderboards(path: Path, db: PgDatabase) -> tuple[int, list[str]]:
 
 
 async def _copy(path: Path, url: DatabaseUrl, *, force: bool, out: TextIO, err: TextIO) -> int:
-    from bot.storage.pg.copy import copy_from_sqlite, empty_target, held_rows, vacuum_analyze
+    from bot.storage.copy import copy_from_sqlite, empty_target, held_rows, vacuum_analyze
     from bot.storage.pg.db import PgDatabase
     from bot.storage.sqlite.schema import read_status
 

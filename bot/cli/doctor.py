@@ -28,7 +28,7 @@ from bot.runtime.startup import login_answered
 
 if TYPE_CHECKING:
     from bot.storage.pg.shard_locks import Holder
-    from bot.storage.sqlite.privacy import PendingRemoval
+    from bot.storage.records import PendingRemoval
 
 __all__ = ["Check", "run_doctor", "DEFAULT_API_BASE"]
 
@@ -75,7 +75,7 @@ async def check_database(settings: Settings) -> list[Check]:
     from bot.storage import problems
     from bot.storage.sqlite import Storage
     from bot.storage.sqlite.backup import file_schema_version
-    from bot.storage.sqlite.db import migrations
+    from bot.storage.sqlite.migrate import migrations
     from bot.storage.sqlite.preflight import run_problem
 
     path = settings.db_path

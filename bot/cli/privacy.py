@@ -76,7 +76,7 @@ def _with_storage(settings: Settings, work: Callable[[Any], Awaitable[T]], *, wr
     from bot.infra.runlock import running_pid
     from bot.storage.factory import open_readonly, open_storage
     from bot.storage.sqlite.backup import file_schema_version
-    from bot.storage.sqlite.db import migrations
+    from bot.storage.sqlite.migrate import migrations
 
     path = settings.db_path
     if (

@@ -43,7 +43,7 @@ from bot.ui.custom_ids import guild_id_arg, number
 if TYPE_CHECKING:
     from bot.quiz.itemstats_fast import MemberRow
     from bot.storage.contract import StorageContract
-    from bot.storage.sqlite.reports import Report
+    from bot.storage.records import Report
 
 T = TypeVar("T")
 

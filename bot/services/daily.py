@@ -33,8 +33,7 @@ from bot.quiz.schedule import (
     zone,
 )
 from bot.services.quiz import QuizError, QuizService, to_ms
-from bot.storage.sqlite import Post
-from bot.storage.sqlite.daily import DailySettings
+from bot.storage.records import DailySettings, Post
 
 log = logging.getLogger(__name__)
 

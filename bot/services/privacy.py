@@ -11,8 +11,8 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.storage.sqlite import Storage
-from bot.storage.sqlite.privacy import PendingRemoval
+from bot.storage.contract import StorageContract
+from bot.storage.records import PendingRemoval
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def _ms(moment: datetime) -> int:
 
 
 class PrivacyService:
-    def __init__(self, storage: Storage, retention_days: int) -> None:
+    def __init__(self, storage: StorageContract, retention_days: int) -> None:
         self.storage = storage
         self.retention_days = retention_days
 

@@ -20,9 +20,9 @@ from bot.quiz.picking import pick_question, shuffled_order
 from bot.quiz.scoring import AnswerResult, weakest_topics
 from bot.quiz.templates import TemplateError, TemplateSet, encode_params
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
-from bot.storage.sqlite import MemberStats, Post, RankedScore, Storage, TestRun
-from bot.storage.sqlite.clicks import PostGone
-from bot.storage.sqlite.db import WriteFailed
+from bot.storage.contract import StorageContract
+from bot.storage.errors import PostGone, WriteFailed
+from bot.storage.records import MemberStats, Post, RankedScore, TestRun
 
 Clock = Callable[[], datetime]
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ class QuizService:
     def __init__(
         self,
         bank: Bank,
-        storage: Storage,
+        storage: StorageContract,
         clock: Clock,
         rng: random.Random,
         templates: TemplateSet | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.quiz.model import Lang
 from bot.quiz.reports import REASONS, Refusal
 from bot.services.quiz import QuizError, QuizService
-from bot.storage.sqlite.reports import Report
+from bot.storage.records import Report
 
 
 class ReportService:

@@ -22,8 +22,8 @@ from bot.quiz.review import Outlook, outlook, pick_round
 from bot.quiz.scoring import AnswerResult
 from bot.quiz.templates import TemplateError
 from bot.services.quiz import QuizError, QuizService
-from bot.storage.sqlite import TestRun
-from bot.storage.sqlite.db import WriteFailed
+from bot.storage.errors import WriteFailed
+from bot.storage.records import TestRun
 
 log = logging.getLogger(__name__)
 

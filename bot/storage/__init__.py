@@ -1,5 +1,12 @@
 """All SQL lives in this package, behind one contract (`contract.py`) that both backends fulfil.
 
-`sqlite/` and `pg/` sit side by side; `factory.py` is the only code that chooses between them.
-Nothing outside this package imports a backend.
+`sqlite/` and `pg/` sit side by side and neither imports the other. What both share is
+written once, in neutral modules here: the records and their row mappers (`records.py`),
+the exceptions a store raises while running (`errors.py`) and the refusals at open with
+their sentences (`problems.py`), the period buckets (`periods.py`), the click's read and
+decision (`click_read.py`), the catalogue of what is stored about a member
+(`member_data.py`) and the bundled migration files with their headers
+(`migration_files.py`). Only `factory.py` (which chooses a backend, and holds mypy's
+proof that both bundles fulfil the contract) and `copy.py` (SQLite into PostgreSQL)
+import both backends.
 """

@@ -3,38 +3,49 @@
 Why: issue 15 adds PostgreSQL beside SQLite, and the services, cogs and operations code
 must not know which one they run on. Each Protocol here is one store's public methods,
 written from the SQLite stores as they are today; a PostgreSQL store satisfies the same
-Protocol. mypy checks both sides: `_conforms` below assigns every SQLite store (and
-every PostgreSQL store that exists) to its Protocol, so a store whose methods drift
-from the contract fails `make lint` at that line.
+Protocol. mypy checks both sides: `_conforms` in bot/storage/factory.py (where the
+backends are chosen, so it imports both) assigns every SQLite and PostgreSQL store, and
+both bundles, to its Protocol, so a store whose methods drift from the contract fails `make lint` at
+that line. This module imports neither backend: the records and errors it speaks of
+are bot/storage/records.py's and bot/storage/errors.py's.
 
-Item statistics (itemstats.py's plain-sqlite3 functions) are behind `ItemStatsContract`
-(`ItemStatsStore` in items.py, `PgItemStatsStore` in pg/itemstats.py). The click path's
-own (clicks.py, cards.py's write_card) have their PostgreSQL twin in bot/storage/pg/clicks.py, behind
-`AnswersContract`; members.py's steps (a member's export and deletion) theirs in
-bot/storage/pg/members.py, behind `PrivacyContract`; reports.py's functions are behind
-`ReportsContract` (`ReportStore`, `PgReportStore`).
+Item statistics (sqlite/itemstats.py's plain-sqlite3 functions) are behind
+`ItemStatsContract` (`ItemStatsStore` in sqlite/items.py, `PgItemStatsStore` in
+pg/itemstats.py). The click path's own (sqlite/clicks.py, sqlite/cards.py's write_card)
+have their PostgreSQL twin in bot/storage/pg/clicks.py, behind `AnswersContract`;
+sqlite/members.py's steps (a member's export and deletion) theirs in
+bot/storage/pg/members.py, behind `PrivacyContract`; sqlite/reports.py's functions are
+behind `ReportsContract` (`ReportStore`, `PgReportStore`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from bot.quiz.click import DailyStreak
     from bot.quiz.itemstats import ItemStats
     from bot.quiz.itemstats_fast import MemberRow
     from bot.quiz.memory import CardState
     from bot.quiz.model import Question
     from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
-    from bot.storage.sqlite.daily import DailySettings, DailyStreak
-    from bot.storage.sqlite.itemstats import Chunk, Refresh, SummaryRead
-    from bot.storage.sqlite.posts import Post
-    from bot.storage.sqlite.privacy import PendingRemoval
-    from bot.storage.sqlite.reminders import ReminderRow
-    from bot.storage.sqlite.reports import Report
-    from bot.storage.sqlite.standings import MemberStats, RankedScore
-    from bot.storage.sqlite.test_runs import TestRun
+    from bot.storage.records import (
+        Chunk,
+        DailySettings,
+        MemberStats,
+        PendingRemoval,
+        Post,
+        RankedScore,
+        Refresh,
+        ReminderRow,
+        Report,
+        StorageHealth,
+        SummaryRead,
+        TestRun,
+    )
 
 __all__ = [
     "AnswersContract",
@@ -285,7 +296,12 @@ class PrivacyContract(Protocol):
 
     async def pending_removals(self) -> list[PendingRemoval]: ...
 
-    async def delete_due(self, now_ms: int) -> list[int]: ...
+    async def delete_due(
+        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
+        """Delete every server whose removal is due at `now_ms`, skipping those `owns`
+        says another process deletes (its shards); the servers deleted."""
+        ...
 
 
 class ReportsContract(Protocol):
@@ -370,9 +386,14 @@ class ItemStatsContract(Protocol):
 
 
 class StorageContract(Protocol):
-    """The bundle of every store over one database: `bot.storage.Storage` (SQLite) and
+    """The bundle of every store over one database: `bot.storage.sqlite.Storage` and
     `bot.storage.pg.storage.PgStorage`, as `open_storage(settings)` returns them.
-    Read-only properties, so each backend's own store classes satisfy them."""
+    Read-only properties, so each backend's own store classes satisfy them.
+
+    Besides the stores, the three hooks the runtime and the heartbeat need of the
+    database as a whole, so that no code outside bot/storage/ reads a backend's
+    database object or asks which backend it has: `observe` (the commit metrics),
+    `health` and `file` (the heartbeat)."""
 
     @property
     def posts(self) -> PostsContract: ...
@@ -401,69 +422,26 @@ class StorageContract(Protocol):
     @property
     def items(self) -> ItemStatsContract: ...
 
+    @property
+    def file(self) -> Path | None:
+        """The database file (SQLite: the heartbeat is written beside it); None for a
+        database on a server (PostgreSQL)."""
+        ...
+
+    def health(self) -> StorageHealth:
+        """The last committed write and the fault, if any, for the heartbeat."""
+        ...
+
+    def observe(
+        self,
+        *,
+        on_commit: Callable[[float], None] | None = None,
+        on_click_batch: Callable[[int], None] | None = None,
+    ) -> None:
+        """Call `on_commit(seconds)` after each committed write transaction and
+        `on_click_batch(clicks)` after each batch of clicks written together (SQLite's
+        group commit; PostgreSQL writes each click in its own transaction and never
+        calls it). None stops the call."""
+        ...
+
     async def close(self) -> None: ...
-
-
-if TYPE_CHECKING:
-    from bot.storage.pg.answers import PgAnswerStore
-    from bot.storage.pg.daily import PgDailyStore
-    from bot.storage.pg.db import PgDatabase
-    from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
-    from bot.storage.pg.itemstats import PgItemStatsStore
-    from bot.storage.pg.posts import PgPostStore
-    from bot.storage.pg.privacy import PgPrivacyStore
-    from bot.storage.pg.reads import PgCardStore, PgProgressStore
-    from bot.storage.pg.reminders import PgReminderStore
-    from bot.storage.pg.reports import PgReportStore
-    from bot.storage.pg.standings import PgStandings
-    from bot.storage.pg.storage import PgStorage
-    from bot.storage.pg.test_runs import PgTestRunStore
-    from bot.storage.sqlite import Storage
-    from bot.storage.sqlite.answers import AnswerStore
-    from bot.storage.sqlite.cards import CardStore
-    from bot.storage.sqlite.daily import DailyStore
-    from bot.storage.sqlite.db import Database
-    from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
-    from bot.storage.sqlite.items import ItemStatsStore
-    from bot.storage.sqlite.posts import PostStore
-    from bot.storage.sqlite.privacy import PrivacyStore
-    from bot.storage.sqlite.progress import ProgressStore
-    from bot.storage.sqlite.reminders import ReminderStore
-    from bot.storage.sqlite.reports import ReportStore
-    from bot.storage.sqlite.standings import Standings
-    from bot.storage.sqlite.test_runs import TestRunStore
-
-    def _conforms(db: Database, pg: PgDatabase) -> None:
-        """Never called: mypy checks that each store satisfies its contract."""
-        guilds: GuildsContract = GuildSettingsStore(db)
-        meta: MetaContract = MetaStore(db)
-        posts: PostsContract = PostStore(db)
-        answers: AnswersContract = AnswerStore(db)
-        standings: StandingsContract = Standings(db)
-        test_runs: TestRunsContract = TestRunStore(db)
-        daily: DailyContract = DailyStore(db)
-        cards: CardsContract = CardStore(db)
-        progress: ProgressContract = ProgressStore(db)
-        reminders: RemindersContract = ReminderStore(db)
-        privacy: PrivacyContract = PrivacyStore(db)
-        reports: ReportsContract = ReportStore(db)
-        items: ItemStatsContract = ItemStatsStore(db)
-        items = PgItemStatsStore(pg)
-        del items
-        guilds = PgGuildSettingsStore(pg)
-        meta = PgMetaStore(pg)
-        posts = PgPostStore(pg)
-        test_runs = PgTestRunStore(pg)
-        cards = PgCardStore(pg)
-        progress = PgProgressStore(pg)
-        reminders = PgReminderStore(pg)
-        standings = PgStandings(pg)
-        privacy = PgPrivacyStore(pg)
-        reports = PgReportStore(pg)
-        answers = PgAnswerStore(pg)
-        daily = PgDailyStore(pg)
-        del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
-        del reminders, privacy, reports
-        bundle: StorageContract = Storage(db)
-        bundle = PgStorage(pg)
-        del bundle

@@ -6,6 +6,10 @@ returns a bundle with the same store attributes either way (`bot.storage.sqlite.
 `bot.storage.pg.storage.PgStorage`, both `StorageContract`), so the rest sees only the
 contract. It lives outside both backends so that neither imports the other; PostgreSQL's
 driver is imported only when the settings name PostgreSQL.
+
+Being the one module that sees both bundles, it also holds `_conforms`, mypy's proof that
+every store of both backends, and both bundles, satisfy bot/storage/contract.py (so the
+contract itself imports neither backend).
 """
 
 from __future__ import annotations
@@ -43,9 +47,9 @@ async def open_readonly(settings: Settings) -> Storage | PgStorage:
     an empty one included, is refused here with one sentence, the same as SQLite's."""
     storage = await open_storage(settings, readonly=True)
     if settings.database_url is not None:
+        from bot.storage.migration_files import bundled
         from bot.storage.pg.status import schema_too_old_to_read
         from bot.storage.problems import DatabaseUnusable
-        from bot.storage.sqlite.schema import bundled
 
         pg = cast("PgStorage", storage)
         version, newest = await pg.db.schema_version(), len(bundled())
@@ -53,3 +57,81 @@ async def open_readonly(settings: Settings) -> Storage | PgStorage:
             await pg.close()
             raise DatabaseUnusable(schema_too_old_to_read(pg.db.url, version, newest))
     return storage
+
+
+if TYPE_CHECKING:
+    from bot.storage.contract import (
+        AnswersContract,
+        CardsContract,
+        DailyContract,
+        GuildsContract,
+        ItemStatsContract,
+        MetaContract,
+        PostsContract,
+        PrivacyContract,
+        ProgressContract,
+        RemindersContract,
+        ReportsContract,
+        StandingsContract,
+        StorageContract,
+        TestRunsContract,
+    )
+    from bot.storage.pg.answers import PgAnswerStore
+    from bot.storage.pg.daily import PgDailyStore
+    from bot.storage.pg.db import PgDatabase
+    from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+    from bot.storage.pg.itemstats import PgItemStatsStore
+    from bot.storage.pg.posts import PgPostStore
+    from bot.storage.pg.privacy import PgPrivacyStore
+    from bot.storage.pg.reads import PgCardStore, PgProgressStore
+    from bot.storage.pg.reminders import PgReminderStore
+    from bot.storage.pg.reports import PgReportStore
+    from bot.storage.pg.standings import PgStandings
+    from bot.storage.pg.test_runs import PgTestRunStore
+    from bot.storage.sqlite.answers import AnswerStore
+    from bot.storage.sqlite.daily import DailyStore
+    from bot.storage.sqlite.db import Database
+    from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+    from bot.storage.sqlite.items import ItemStatsStore
+    from bot.storage.sqlite.posts import PostStore
+    from bot.storage.sqlite.privacy import PrivacyStore
+    from bot.storage.sqlite.reads import CardStore, ProgressStore
+    from bot.storage.sqlite.reminders import ReminderStore
+    from bot.storage.sqlite.reports import ReportStore
+    from bot.storage.sqlite.standings import Standings
+    from bot.storage.sqlite.test_runs import TestRunStore
+
+    def _conforms(db: Database, pg: PgDatabase) -> None:
+        """Never called: mypy checks that each store satisfies its contract."""
+        guilds: GuildsContract = GuildSettingsStore(db)
+        meta: MetaContract = MetaStore(db)
+        posts: PostsContract = PostStore(db)
+        answers: AnswersContract = AnswerStore(db)
+        standings: StandingsContract = Standings(db)
+        test_runs: TestRunsContract = TestRunStore(db)
+        daily: DailyContract = DailyStore(db)
+        cards: CardsContract = CardStore(db)
+        progress: ProgressContract = ProgressStore(db)
+        reminders: RemindersContract = ReminderStore(db)
+        privacy: PrivacyContract = PrivacyStore(db)
+        reports: ReportsContract = ReportStore(db)
+        items: ItemStatsContract = ItemStatsStore(db)
+        items = PgItemStatsStore(pg)
+        del items
+        guilds = PgGuildSettingsStore(pg)
+        meta = PgMetaStore(pg)
+        posts = PgPostStore(pg)
+        test_runs = PgTestRunStore(pg)
+        cards = PgCardStore(pg)
+        progress = PgProgressStore(pg)
+        reminders = PgReminderStore(pg)
+        standings = PgStandings(pg)
+        privacy = PgPrivacyStore(pg)
+        reports = PgReportStore(pg)
+        answers = PgAnswerStore(pg)
+        daily = PgDailyStore(pg)
+        del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
+        del reminders, privacy, reports
+        bundle: StorageContract = Storage(db)
+        bundle = PgStorage(pg)
+        del bundle

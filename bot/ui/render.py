@@ -16,7 +16,7 @@ from bot.quiz.model import LETTERS, Lang, Question, in_topic_order
 from bot.quiz.scoring import AnswerResult, MemberScore
 from bot.quiz.testrun import TestAnswer, score_run
 from bot.services.quiz import LeaderboardPage, StatsReport
-from bot.storage.sqlite import Post
+from bot.storage.records import Post
 
 RIGHT_COLOUR = discord.Colour.green()
 WRONG_COLOUR = discord.Colour.red()

@@ -11,7 +11,7 @@ import discord
 from bot.i18n import t
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import LETTERS, Lang, Question
-from bot.storage.sqlite.reports import Report
+from bot.storage.records import Report
 from bot.ui.limits import echo
 from bot.ui.render import QUESTION_COLOUR, bar, topic_line
 

@@ -26,7 +26,7 @@ from discord import app_commands
 from bot.i18n import t
 from bot.quiz.model import Lang, lang_for_locale
 from bot.services.quiz import AnswerNotSaved, QuizError
-from bot.storage.sqlite.db import WriteFailed
+from bot.storage.errors import WriteFailed
 from bot.ui.limits import display_name, fit
 from bot.ui.options import logged, refusal_for
 

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from bot.runtime.bot import TPQuizBot
-from bot.storage.sqlite.members import MEMBER_TABLES
+from bot.storage.member_data import MEMBER_TABLES
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,

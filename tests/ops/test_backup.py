@@ -18,7 +18,7 @@ from bot.storage.sqlite.backup import (
     check_database_file,
     restore_database,
 )
-from bot.storage.sqlite.db import migrations
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.ops.conftest import CliRunner
 

@@ -39,13 +39,12 @@ from bot.storage.pg.reports import PgReportStore
 from bot.storage.pg.standings import PgStandings
 from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.sqlite.answers import AnswerStore
-from bot.storage.sqlite.cards import CardStore
 from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
 from bot.storage.sqlite.posts import PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
-from bot.storage.sqlite.progress import ProgressStore
+from bot.storage.sqlite.reads import CardStore, ProgressStore
 from bot.storage.sqlite.reminders import ReminderStore
 from bot.storage.sqlite.reports import ReportStore
 from bot.storage.sqlite.standings import Standings

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.db import migrations
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

@@ -16,8 +16,9 @@ import pytest
 
 from bot.services.daily import DailyService
 from bot.services.quiz import QuizError, QuizService, to_ms
-from bot.storage.sqlite import Post, Storage
-from bot.storage.sqlite.db import migrations
+from bot.storage.records import Post
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

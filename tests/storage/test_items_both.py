@@ -24,7 +24,7 @@ from bot.quiz.itemstats import FirstAnswer, ItemStats, bank_stats
 from bot.quiz.itemstats_fast import bank_stats_member_rows, member_rows
 from bot.services.items import ItemStatsService
 from bot.services.quiz import QuizService
-from bot.storage.pg.copy import copy_from_sqlite
+from bot.storage.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.storage import PgStorage
 from bot.storage.sqlite import Storage

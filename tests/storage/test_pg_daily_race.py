@@ -19,7 +19,7 @@ import pytest
 
 from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
-from bot.storage.sqlite import Post
+from bot.storage.records import Post
 
 GUILD = 111
 DAY = "2026-12-04"

@@ -15,9 +15,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from bot.storage.migration_files import header_problem
 from bot.storage.pg.db import PgDatabase, pg_migrations
-from bot.storage.sqlite.db import Database, migrations
-from bot.storage.sqlite.schema import header_problem
+from bot.storage.sqlite.db import Database
+from bot.storage.sqlite.migrate import migrations
 from tests.storage.schema_shape import differences, pg_shape, sqlite_shape
 
 SQLITE_DIR = "bot/storage/sqlite/migrations"

@@ -22,8 +22,8 @@ import pytest
 from bot.services.quiz import QuizError, QuizService
 from bot.services.review import ReviewOpening, ReviewService
 from bot.storage.pg.storage import PgStorage
+from bot.storage.records import TestRun
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.test_runs import TestRun
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

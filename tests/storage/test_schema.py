@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.storage import problems
+from bot.storage.migration_files import bundled, header_problem
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.db import migrations
-from bot.storage.sqlite.schema import bundled, header_problem, read_status, upgrade_script
+from bot.storage.sqlite.migrate import migrations
+from bot.storage.sqlite.schema import read_status, upgrade_script
 
 GOOD = """-- 0007: A title
 -- Why: because a reason, which goes on

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from bot.quiz.model import Question
 from bot.quiz.scoring import AnswerResult
+from bot.storage.click_read import Click
 from bot.storage.pg.clicks import record_click
 from bot.storage.pg.db import PgDatabase
-from bot.storage.sqlite.clicks import Click
 
 
 class PgAnswerStore:

@@ -18,18 +18,17 @@ and no error: they show `DatabaseUrl.redacted`, and a driver's error text is scr
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from importlib import resources
 from typing import Any
 
 import asyncpg
 
 from bot.infra.config import DatabaseUrl
+from bot.storage.errors import WriteFailed
+from bot.storage.migration_files import numbered
 from bot.storage.problems import DatabaseUnusable
-from bot.storage.sqlite.db import WriteFailed
 
 __all__ = [
     "MIGRATION_LOCK",
@@ -41,7 +40,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 #: The table holding one row per applied migration (SQLite keeps PRAGMA user_version).
 VERSION_TABLE = "tpquiz_schema"
 #: pg_advisory_lock key held while migrating ('tpqz' as an integer): one migrator at a time.
@@ -64,16 +62,7 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
 def pg_migrations() -> list[tuple[int, str, str]]:
     """(version, name, sql) for every bundled PostgreSQL migration, in order."""
-    found = []
-    for entry in resources.files("bot.storage.pg").joinpath("migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort()
-    versions = [v for v, _, _ in found]
-    if versions != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 0001, 0002, ... without gaps: {versions}")
-    return found
+    return numbered("pg")
 
 
 def pending_pg_migrations(version: int) -> list[tuple[int, str, str]]:

@@ -19,13 +19,19 @@ The same reads and the same summary (migration 0009's `item_stats`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.itemstats_fast import MemberRow
 from bot.storage.pg.db import PgDatabase
-from bot.storage.sqlite.itemstats import Chunk, Refresh, SummaryRead, _counts, summary_rows
+from bot.storage.records import (
+    ITEM_STATS_COLUMNS,
+    REFRESH_COLUMNS,
+    Chunk,
+    Refresh,
+    SummaryRead,
+    item_stats_of,
+    refresh_of,
+    summary_rows,
+)
 
 __all__ = ["PgItemStatsStore"]
 
@@ -41,19 +47,11 @@ _MEMBER_ROWS = (
     ' ORDER BY guild_id, user_id, question_id COLLATE "C"'
 )
 
-_REFRESHES = (
-    "SELECT guild_id, refreshed_at, first_answers, pool_key, stale, generation"
-    " FROM item_stats_refreshes"
-)
+_REFRESHES = f"SELECT {REFRESH_COLUMNS} FROM item_stats_refreshes"
 
 
 def _rows(records: list) -> list[MemberRow]:  # type: ignore[type-arg]
     return [(str(q), int(h), None if r is None else float(r), int(c)) for q, h, r, c in records]
-
-
-def _refresh(row: Sequence[Any]) -> Refresh:
-    g, at, n, key, stale, gen = row
-    return Refresh(int(g), int(at), int(n), str(key), bool(stale), int(gen))
 
 
 class PgItemStatsStore:
@@ -104,7 +102,7 @@ class PgItemStatsStore:
             rows = await self.db.fetch(_REFRESHES)
         else:
             rows = await self.db.fetch(f"{_REFRESHES} WHERE guild_id = $1", guild_id)
-        return {int(r[0]): _refresh(r) for r in rows}
+        return {int(r[0]): refresh_of(r) for r in rows}
 
     async def refresh_start(self, guild_id: int) -> tuple[int, int | None]:
         """The server's first answers and its summary's generation (None: no state row),
@@ -123,7 +121,7 @@ class PgItemStatsStore:
         open reports, from one snapshot."""
         async with self.db.transaction(isolation="repeatable_read", readonly=True) as conn:
             row = await conn.fetchrow(f"{_REFRESHES} WHERE guild_id = $1", guild_id)
-            state = None if row is None else _refresh(row)
+            state = None if row is None else refresh_of(row)
             reports = {
                 str(q): int(n)
                 for q, n in await conn.fetch(
@@ -135,25 +133,9 @@ class PgItemStatsStore:
             if state is None or state.stale or state.pool_key != pool_key:
                 return SummaryRead(None, 0, reports)
             stored = await conn.fetch(
-                "SELECT question_id, answers, correct, discrimination, ranked, key_index, picks,"
-                " top_picks, bottom_picks FROM item_stats WHERE guild_id = $1",
-                guild_id,
+                f"SELECT {ITEM_STATS_COLUMNS} FROM item_stats WHERE guild_id = $1", guild_id
             )
-        stats = {
-            str(q): ItemStats(
-                question_id=str(q),
-                answers=int(n),
-                correct=int(right),
-                facility=int(right) / int(n) if n else None,
-                discrimination=None if disc is None else float(disc),
-                ranked=int(ranked),
-                picks=_counts(picks),
-                top_picks=_counts(top),
-                bottom_picks=_counts(bottom),
-                key_index=int(key),
-            )
-            for q, n, right, disc, ranked, key, picks, top, bottom in stored
-        }
+        stats = {str(row[0]): item_stats_of(row) for row in stored}
         assert state is not None
         return SummaryRead(stats, state.refreshed_at, reports)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.storage.pg import members
 from bot.storage.pg.db import PgDatabase
-from bot.storage.sqlite.privacy import PendingRemoval
+from bot.storage.records import PendingRemoval
 
 
 class PgPrivacyStore:

@@ -9,7 +9,7 @@ so one member gets one reminder a day however many processes tick.
 from __future__ import annotations
 
 from bot.storage.pg.db import PgDatabase
-from bot.storage.sqlite.reminders import ReminderRow
+from bot.storage.records import ReminderRow
 
 
 def _count(status: str) -> int:

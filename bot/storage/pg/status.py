@@ -1,13 +1,13 @@
 """What a PostgreSQL database holds and what an upgrade would run on it, without changing it.
 
 `tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py) read from here
-when TPQUIZ_DATABASE_URL is set, as they read `bot.storage.sqlite.schema` for a SQLite file, so
-the commands print the same lines on both backends. Why a module of its own: the SQLite
-status reads the file read-only; here the database is opened without migrating
-(`PgDatabase.open(migrate=False)`), so a status or a dry run never changes the schema,
-and is safe beside running bots. The migrations' titles come from the SQLite twins
-(`bot.storage.sqlite.schema.bundled`): both backends have the same numbers and names
-(tests/storage/test_pg_schema.py), and the SQLite headers are the checked ones.
+when TPQUIZ_DATABASE_URL is set, as they read `bot.storage.sqlite.schema` for a SQLite
+file, so the commands print the same lines on both backends. Why a module of its own:
+the SQLite status reads the file read-only; here the database is opened without
+migrating (`PgDatabase.open(migrate=False)`), so a status or a dry run never changes the
+schema, and is safe beside running bots. The migrations' titles come from the SQLite twins'
+headers (`bot.storage.migration_files.bundled`): both backends have the same numbers and
+names (tests/storage/test_pg_schema.py), and the SQLite headers are the checked ones.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.infra.config import DatabaseUrl
+from bot.storage.migration_files import Migration, bundled
 from bot.storage.pg.db import VERSION_TABLE, PgDatabase, pending_pg_migrations
 from bot.storage.pg.shard_locks import holders
-from bot.storage.sqlite.schema import Migration, bundled
 
 __all__ = ["PgStatus", "pg_upgrade_script", "read_pg_status", "schema_too_old_to_read"]
 

@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from bot.storage.records import StorageHealth
 from bot.storage.sqlite.answers import AnswerStore
-from bot.storage.sqlite.cards import CardStore
 from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
 from bot.storage.sqlite.items import ItemStatsStore
-from bot.storage.sqlite.posts import Post, PostStore
+from bot.storage.sqlite.posts import PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
-from bot.storage.sqlite.progress import ProgressStore
+from bot.storage.sqlite.reads import CardStore, ProgressStore
 from bot.storage.sqlite.reminders import ReminderStore
 from bot.storage.sqlite.reports import ReportStore
-from bot.storage.sqlite.standings import MemberStats, RankedScore, Standings
-from bot.storage.sqlite.test_runs import TestRun, TestRunStore
+from bot.storage.sqlite.standings import Standings
+from bot.storage.sqlite.test_runs import TestRunStore
 
-__all__ = [
-    "Storage",
-    "Database",
-    "Post",
-    "TestRun",
-    "RankedScore",
-    "MemberStats",
-]
+__all__ = ["Database", "Storage"]
 
 
 class Storage:
@@ -49,6 +43,27 @@ class Storage:
     async def open(cls, path: Path | str, *, readonly: bool = False) -> Storage:
         """Open the database (see `Database.open`; DatabaseUnusable says what is wrong)."""
         return cls(await Database.open(path, readonly=readonly))
+
+    @property
+    def file(self) -> Path:
+        """The database file, which the heartbeat is written beside (StorageContract)."""
+        return self.db.path
+
+    def health(self) -> StorageHealth:
+        """The last committed write still in the file, and why writes stop if the file
+        was lost (`Database.last_write_at`, `Database.fault`)."""
+        return StorageHealth(last_write_at=self.db.last_write_at, fault=self.db.fault)
+
+    def observe(
+        self,
+        *,
+        on_commit: Callable[[float], None] | None = None,
+        on_click_batch: Callable[[int], None] | None = None,
+    ) -> None:
+        """Each commit's duration (`Database.on_commit`) and each group commit's number
+        of clicks (`GroupCommit.on_batch`), for the metrics (StorageContract)."""
+        self.db.on_commit = on_commit
+        self.answers.clicks.on_batch = on_click_batch
 
     async def close(self) -> None:
         await self.db.close()

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from bot.quiz.model import Question
 from bot.quiz.scoring import AnswerResult
-from bot.storage.sqlite.clicks import Click, record_click
+from bot.storage.click_read import Click
+from bot.storage.sqlite.clicks import record_click
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.group_commit import GroupCommit
 

@@ -33,7 +33,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from bot.infra.files import check_target, fsync_dir
 from bot.storage import problems
-from bot.storage.sqlite.db import BUSY_TIMEOUT_MS, migrations
+from bot.storage.sqlite.db import BUSY_TIMEOUT_MS
+from bot.storage.sqlite.migrate import migrations
 
 if TYPE_CHECKING:
     from bot.infra.config import DatabaseUrl

@@ -5,7 +5,9 @@ the caller holds: `update_card` inside the click's transaction (bot/storage/sqli
 so an acknowledged answer always has its card; `seed_from_answers` inside the migration's
 transaction; `delete_member`, `delete_guild` and `export_member` inside the transaction
 of the member-deletion and export commands. What a card becomes is decided by
-`bot.quiz.memory`; this module reads and writes it.
+`bot.quiz.memory`; this module reads and writes it. The async read the review round
+makes (`CardStore`) is in reads.py, so that this module needs nothing of the database
+class: the migrations (migrate.py) import its seeding step.
 """
 
 from __future__ import annotations
@@ -13,17 +15,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from itertools import groupby
-from typing import TYPE_CHECKING
 
 from bot.quiz.memory import CardState, replay, review
-
-if TYPE_CHECKING:  # db.py imports this module's seeding step
-    from bot.storage.sqlite.db import Database
-
-_COLUMNS = "state, step, stability, difficulty, due, last_review, reps, lapses"
+from bot.storage.records import CARD_COLUMNS, card_of, card_values
 
 _UPSERT = (
-    "INSERT INTO cards (guild_id, user_id, question_id, " + _COLUMNS + ")"
+    "INSERT INTO cards (guild_id, user_id, question_id, " + CARD_COLUMNS + ")"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (guild_id, user_id, question_id) DO UPDATE SET state = excluded.state,"
     " step = excluded.step, stability = excluded.stability,"
@@ -32,40 +29,11 @@ _UPSERT = (
 )
 
 
-def card_of(row: tuple[object, ...] | sqlite3.Row) -> CardState:
-    """A card from its stored columns (`_COLUMNS`, in that order)."""
-    state, step, stability, difficulty, due, last, reps, lapses = tuple(row)
-    return CardState(
-        state=int(state),  # type: ignore[call-overload]
-        step=None if step is None else int(step),  # type: ignore[call-overload]
-        stability=float(stability),  # type: ignore[arg-type]
-        difficulty=float(difficulty),  # type: ignore[arg-type]
-        due_ms=int(due),  # type: ignore[call-overload]
-        last_review_ms=int(last),  # type: ignore[call-overload]
-        reps=int(reps),  # type: ignore[call-overload]
-        lapses=int(lapses),  # type: ignore[call-overload]
-    )
-
-
-def card_values(card: CardState) -> tuple[object, ...]:
-    """A card's columns in `_COLUMNS` order, for an INSERT (here and on PostgreSQL)."""
-    return (
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        card.due_ms,
-        card.last_review_ms,
-        card.reps,
-        card.lapses,
-    )
-
-
 def getcard_of(
     conn: sqlite3.Connection, guild_id: int, user_id: int, question_id: str
 ) -> CardState | None:
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ? AND question_id = ?",
+        f"SELECT {CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ? AND question_id = ?",
         (guild_id, user_id, question_id),
     ).fetchone()
     return None if row is None else card_of(row)
@@ -97,7 +65,7 @@ def write_card(
 def member_cards(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[str, CardState]:
     """Every card of the member in the server, by question id (one index range)."""
     rows = conn.execute(
-        f"SELECT question_id, {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
+        f"SELECT question_id, {CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
         " ORDER BY due",
         (guild_id, user_id),
     ).fetchall()
@@ -146,26 +114,9 @@ def delete_guild(conn: sqlite3.Connection, guild_id: int) -> int:
 def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> list[dict[str, object]]:
     """The member's cards in the server as plain JSON-ready dicts, by question id."""
     rows = conn.execute(
-        f"SELECT question_id, {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
+        f"SELECT question_id, {CARD_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
         " ORDER BY question_id",
         (guild_id, user_id),
     ).fetchall()
-    names = ["question_id", *(c.strip() for c in _COLUMNS.split(","))]
+    names = ["question_id", *(c.strip() for c in CARD_COLUMNS.split(","))]
     return [dict(zip(names, tuple(row), strict=True)) for row in rows]
-
-
-class CardStore:
-    """The async reads the review round and the stats make (writes go through
-    `update_card` inside the click's transaction)."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    async def member_cards(self, guild_id: int, user_id: int) -> dict[str, CardState]:
-        async with self.db.conn.execute(
-            f"SELECT question_id, {_COLUMNS} FROM cards WHERE guild_id = ? AND user_id = ?"
-            " ORDER BY due",
-            (guild_id, user_id),
-        ) as cur:
-            rows = await cur.fetchall()
-        return {str(row[0]): card_of(tuple(row)[1:]) for row in rows}

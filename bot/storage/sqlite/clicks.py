@@ -4,9 +4,10 @@ This is the busiest write of the bot (a daily question in a big server: hundreds
 clicks a minute). Each click is one function of a plain `sqlite3.Connection`, run on the
 database thread inside the batch transaction of `bot/storage/sqlite/group_commit.py`:
 
-1. `read_before`: one statement reads everything `bot.quiz.click.decide_click` needs,
-   inside the transaction, so a post closed a moment ago is seen closed and two clicks
-   by one member never build on the same old totals;
+1. `read_before`: one statement (bot/storage/click_read.py, shared with PostgreSQL) reads
+   everything `bot.quiz.click.decide_click` needs, inside the transaction, so a post
+   closed a moment ago is seen closed and two clicks by one member never build on the
+   same old totals;
 2. `decide_click` (pure) decides;
 3. `apply` writes the decision: the answer, the member's totals, the week and month
    totals and the rank summaries (`member_periods`, `score_counts`, migration 0003), the
@@ -19,45 +20,25 @@ daily streak, and a click that reaches the database after its post closed scores
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
-from bot.quiz.click import (
-    ClickBefore,
-    ClickDecision,
-    DailyBefore,
-    DailyStreak,
-    Earlier,
-    Totals,
-    decide_click,
-    reply_of,
-)
-from bot.quiz.model import Question
+from bot.quiz.click import ClickBefore, ClickDecision, reply_of
 from bot.quiz.scoring import AnswerResult, MemberScore
-from bot.storage.sqlite.cards import card_of, write_card
-from bot.storage.sqlite.standings import period_buckets
-
-
-@dataclass(frozen=True, slots=True)
-class Click:
-    """One member's click, as the service hands it to storage."""
-
-    guild_id: int
-    user_id: int
-    name: str
-    question: Question
-    choice_index: int
-    now_ms: int
-    post_id: int | None = None
-    test_run_id: int | None = None
-
-
-class PostGone(LookupError):
-    """The click's post is no longer in the database (its server's data was deleted)."""
+from bot.storage.click_read import (
+    BEFORE_POST,
+    BEFORE_TEST,
+    Buckets,
+    Click,
+    before_of,
+    before_values,
+    decide,
+)
+from bot.storage.periods import period_buckets
+from bot.storage.sqlite.cards import write_card
 
 
 def record_click(conn: sqlite3.Connection, click: Click) -> AnswerResult | None:
     """The whole click on the database thread; None when its post had closed (or its
-    run had finished: `_BEFORE_TEST`).
+    run had finished: `BEFORE_TEST` in bot/storage/click_read.py).
 
     Raises PostGone when the post no longer exists (nothing is written)."""
     buckets = period_buckets(click.now_ms)
@@ -74,100 +55,18 @@ def record_click(conn: sqlite3.Connection, click: Click) -> AnswerResult | None:
     )
 
 
-def decide(click: Click, before: ClickBefore) -> ClickDecision:
-    """`decide_click` for this click (both backends call it)."""
-    return decide_click(
-        before,
-        choice_index=click.choice_index,
-        correct_index=click.question.correct_index,
-        user_id=click.user_id,
-        name=click.name,
-        now_ms=click.now_ms,
-    )
-
-
-_BEFORE = (
-    "SELECT {closed}, p.id IS NULL, prev.choice_index, prev.correct, prev.points,"
-    " NOT EXISTS (SELECT 1 FROM answers WHERE guild_id = :guild AND user_id = :user"
-    "  AND question_id = :question AND first = 1),"
-    " m.user_id, m.name, m.points, m.answered, m.correct, m.streak, m.best_streak,"
-    " w.points, w.answered, w.correct, mo.points, mo.answered, mo.correct,"
-    " c.state, c.step, c.stability, c.difficulty, c.due, c.last_review, c.reps, c.lapses,"
-    " ds.local_date,"
-    " (SELECT MAX(local_date) FROM daily_slots WHERE guild_id = :guild AND status = 'sent'"
-    "  AND local_date < ds.local_date),"
-    " st.last_date, st.streak, st.best"
-    " FROM (SELECT 1) AS one"  # the alias: PostgreSQL 15 needs one (pg/clicks.py)
-    " LEFT JOIN posts AS p ON p.id = :post"
-    " LEFT JOIN answers AS prev ON {earlier}"
-    " LEFT JOIN members AS m ON m.guild_id = :guild AND m.user_id = :user"
-    " LEFT JOIN member_periods AS w ON w.guild_id = :guild AND w.period = :week"
-    "  AND w.starts_at = :week_start AND w.user_id = :user"
-    " LEFT JOIN member_periods AS mo ON mo.guild_id = :guild AND mo.period = :month"
-    "  AND mo.starts_at = :month_start AND mo.user_id = :user"
-    " LEFT JOIN cards AS c ON c.guild_id = :guild AND c.user_id = :user"
-    "  AND c.question_id = :question"
-    " LEFT JOIN daily_slots AS ds ON ds.post_id = :post"
-    " LEFT JOIN daily_streaks AS st ON ds.local_date IS NOT NULL AND st.guild_id = :guild"
-    "  AND st.user_id = :user"
-)
-_BEFORE_POST = _BEFORE.format(
-    closed="p.closed_at IS NOT NULL OR p.id IS NULL",
-    earlier="prev.post_id = :post AND prev.user_id = :user",
-)
-# A finished run (test or review round) takes no new answer; a question it holds an
-# answer to still replies with that answer (a double click on the last one). Runs finish
-# when every question is answered, except review rounds that migration 0011 closed
-# because a newer one was open: their unanswered questions must not count a second time
-# through that newer round (issue 31).
-_BEFORE_TEST = _BEFORE.format(
-    closed="prev.choice_index IS NULL"
-    " AND (SELECT finished_at FROM test_runs WHERE id = :run) IS NOT NULL",
-    earlier="prev.test_run_id = :run AND prev.question_id = :question",
-)
-
-
-def read_before(
-    conn: sqlite3.Connection, click: Click, buckets: tuple[tuple[str, int], tuple[str, int]]
-) -> ClickBefore:
+def read_before(conn: sqlite3.Connection, click: Click, buckets: Buckets) -> ClickBefore:
     """What the rules need about `click`, in one statement (in the click's transaction)."""
-    (week, week_start), (month, month_start) = buckets
     row = conn.execute(
-        _BEFORE_POST if click.post_id is not None else _BEFORE_TEST,
-        {
-            "guild": click.guild_id,
-            "user": click.user_id,
-            "question": click.question.id,
-            "post": click.post_id,
-            "run": click.test_run_id,
-            "week": week,
-            "week_start": week_start,
-            "month": month,
-            "month_start": month_start,
-        },
+        BEFORE_POST if click.post_id is not None else BEFORE_TEST, before_values(click, buckets)
     ).fetchone()
-    if click.post_id is not None and row[1]:
-        raise PostGone(f"post {click.post_id} is gone")
-    daily = None
-    if row[27] is not None:
-        streak = None if row[29] is None else DailyStreak(str(row[29]), int(row[30]), int(row[31]))
-        daily = DailyBefore(str(row[27]), row[28], streak)
-    return ClickBefore(
-        closed=bool(row[0]),
-        earlier=None if row[2] is None else Earlier(int(row[2]), bool(row[3]), int(row[4])),
-        first_for_question=bool(row[5]),
-        score=None if row[6] is None else MemberScore(*row[6:13]),
-        week=None if row[13] is None else Totals(*row[13:16]),
-        month=None if row[16] is None else Totals(*row[16:19]),
-        card=None if row[19] is None else card_of(row[19:27]),
-        daily=daily,
-    )
+    return before_of(click, row)
 
 
 def apply(
     conn: sqlite3.Connection,
     click: Click,
-    buckets: tuple[tuple[str, int], tuple[str, int]],
+    buckets: Buckets,
     before: ClickBefore,
     decision: ClickDecision,
 ) -> None:

@@ -10,42 +10,19 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import date
 
 from bot.quiz.click import DailyStreak
 from bot.quiz.schedule import current_daily_streak
-from bot.storage.sqlite.db import Database
-from bot.storage.sqlite.posts import _COLUMNS, Post, _post
-
-
-@dataclass(frozen=True, slots=True)
-class DailySettings:
-    guild_id: int
-    channel_id: int | None
-    enabled: bool
-    post_time: str
-    timezone: str
-    role_id: int | None
-    schedule_set_at: int
-    last_date: str | None
-    error_code: int | None
-    error_status: int | None
-    error_text: str | None
-    error_channel: int | None
-    error_at: int | None
-
-
-_SETTINGS_COLUMNS = (
-    "guild_id, channel_id, enabled, post_time, timezone, role_id, schedule_set_at, last_date,"
-    " error_code, error_status, error_text, error_channel, error_at"
+from bot.storage.records import (
+    DAILY_SETTINGS_COLUMNS,
+    POST_COLUMNS,
+    DailySettings,
+    Post,
+    daily_settings_of,
+    post_of,
 )
-
-
-def _settings(row: object) -> DailySettings:
-    values = list(row)  # type: ignore[call-overload]
-    values[2] = bool(values[2])
-    return DailySettings(*values)
+from bot.storage.sqlite.db import Database
 
 
 class DailyStore:
@@ -56,17 +33,18 @@ class DailyStore:
 
     async def get(self, guild_id: int) -> DailySettings | None:
         async with self.db.conn.execute(
-            f"SELECT {_SETTINGS_COLUMNS} FROM daily_settings WHERE guild_id = ?", (guild_id,)
+            f"SELECT {DAILY_SETTINGS_COLUMNS} FROM daily_settings WHERE guild_id = ?", (guild_id,)
         ) as cur:
             row = await cur.fetchone()
-        return _settings(row) if row else None
+        return daily_settings_of(row) if row else None
 
     async def enabled(self) -> list[DailySettings]:
         """Every server with daily posts on (read each tick; the due check is in Python)."""
         async with self.db.conn.execute(
-            f"SELECT {_SETTINGS_COLUMNS} FROM daily_settings WHERE enabled = 1 ORDER BY guild_id"
+            f"SELECT {DAILY_SETTINGS_COLUMNS} FROM daily_settings WHERE enabled = 1"
+            " ORDER BY guild_id"
         ) as cur:
-            return [_settings(row) for row in await cur.fetchall()]
+            return [daily_settings_of(row) for row in await cur.fetchall()]
 
     async def set_schedule(
         self,
@@ -212,11 +190,11 @@ class DailyStore:
                 (post.guild_id,),
             )
         async with self.db.conn.execute(
-            f"SELECT {_COLUMNS} FROM posts WHERE guild_id = ? AND kind = 'daily'"
+            f"SELECT {POST_COLUMNS} FROM posts WHERE guild_id = ? AND kind = 'daily'"
             " AND closed_at IS NULL AND id < ? ORDER BY id",
             (post.guild_id, post.id),
         ) as cur:
-            return [_post(row) for row in await cur.fetchall()]
+            return [post_of(row) for row in await cur.fetchall()]
 
     async def failed(
         self,
@@ -259,11 +237,11 @@ class DailyStore:
     async def due_to_close(self, now_ms: int) -> list[Post]:
         """Open daily posts whose closing time has come, in every server."""
         async with self.db.conn.execute(
-            f"SELECT {_COLUMNS} FROM posts WHERE kind = 'daily' AND closed_at IS NULL"
+            f"SELECT {POST_COLUMNS} FROM posts WHERE kind = 'daily' AND closed_at IS NULL"
             " AND closes_at <= ? ORDER BY id",
             (now_ms,),
         ) as cur:
-            return [_post(row) for row in await cur.fetchall()]
+            return [post_of(row) for row in await cur.fetchall()]
 
     async def close(self, post_id: int, now_ms: int) -> tuple[Post, dict[int, int]] | None:
         """Close a daily post: the closed post and how many members chose each choice
@@ -278,24 +256,26 @@ class DailyStore:
             )
             if cur.rowcount != 1:
                 return None
-            row = conn.execute(f"SELECT {_COLUMNS} FROM posts WHERE id = ?", (post_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {POST_COLUMNS} FROM posts WHERE id = ?", (post_id,)
+            ).fetchone()
             counts = conn.execute(
                 "SELECT choice_index, COUNT(*) FROM answers WHERE post_id = ?"
                 " GROUP BY choice_index",
                 (post_id,),
             ).fetchall()
-            return _post(row), {int(c): int(n) for c, n in counts}
+            return post_of(row), {int(c): int(n) for c, n in counts}
 
         return await self.db.run_transaction(work)
 
     async def latest_open(self, guild_id: int) -> Post | None:
         async with self.db.conn.execute(
-            f"SELECT {_COLUMNS} FROM posts WHERE guild_id = ? AND kind = 'daily'"
+            f"SELECT {POST_COLUMNS} FROM posts WHERE guild_id = ? AND kind = 'daily'"
             " AND closed_at IS NULL ORDER BY id DESC LIMIT 1",
             (guild_id,),
         ) as cur:
             row = await cur.fetchone()
-        return _post(row) if row else None
+        return post_of(row) if row else None
 
     # -- streaks ---------------------------------------------------------------------
 
@@ -354,7 +334,7 @@ class DailyStore:
 
     async def _post(self, post_id: int) -> Post | None:
         async with self.db.conn.execute(
-            f"SELECT {_COLUMNS} FROM posts WHERE id = ?", (post_id,)
+            f"SELECT {POST_COLUMNS} FROM posts WHERE id = ?", (post_id,)
         ) as cur:
             row = await cur.fetchone()
-        return _post(row) if row else None
+        return post_of(row) if row else None

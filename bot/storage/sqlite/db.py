@@ -36,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import sqlite3
 import tempfile
 import time
@@ -44,23 +43,22 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from functools import partial
-from importlib import resources
 from pathlib import Path
 from typing import TypeVar
 
 import aiosqlite
 
 from bot.storage import problems
+from bot.storage.errors import WriteFailed
 from bot.storage.problems import DatabaseUnusable
 from bot.storage.sqlite import preflight
-from bot.storage.sqlite.steps import Step, migration_step
+from bot.storage.sqlite.migrate import apply_migration, migration_step, migrations
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "DatabaseUnusable", "WriteFailed", "migrations"]
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "storage_fault"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 #: How long a write waits for another process's lock (a backup, say) before failing.
 BUSY_TIMEOUT_MS = 30_000
 
@@ -80,17 +78,6 @@ _STORAGE_FAULTS = {
 }
 
 
-class WriteFailed(Exception):
-    """A write transaction did not commit and was rolled back: nothing of it was saved.
-
-    `reason` is one line for the log, e.g. "database or disk is full (SQLITE_FULL)".
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 def storage_fault(exc: BaseException) -> WriteFailed | None:
     """The WriteFailed an sqlite3 error stands for, or None for a programming error."""
     if not isinstance(exc, sqlite3.Error) or isinstance(exc, sqlite3.IntegrityError):
@@ -99,20 +86,6 @@ def storage_fault(exc: BaseException) -> WriteFailed | None:
     if code is None or code & 0xFF not in _STORAGE_FAULTS:
         return None
     return WriteFailed(f"{exc} ({getattr(exc, 'sqlite_errorname', code)})")
-
-
-def migrations() -> list[tuple[int, str, str]]:
-    """(version, name, sql) for every bundled migration, in order."""
-    found = []
-    for entry in resources.files("bot.storage.sqlite").joinpath("migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort()
-    versions = [v for v, _, _ in found]
-    if versions != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 0001, 0002, ... without gaps: {versions}")
-    return found
 
 
 class Database:
@@ -298,7 +271,7 @@ class Database:
             log.info("applying migration %s", name)
             step = migration_step(name)
 
-            done = await self.run_transaction(partial(_apply_migration, sql, version, step))
+            done = await self.run_transaction(partial(apply_migration, sql, version, step))
             if step is not None:
                 log.info("migration %s: %s: %s", name, step.what, done)
             applied.append(name)
@@ -433,22 +406,3 @@ class Database:
 
 def _execute_on(sql: str, conn: sqlite3.Connection) -> None:
     conn.execute(sql)
-
-
-def _apply_migration(
-    sql: str, version: int, step: Step | None, conn: sqlite3.Connection
-) -> int | None:
-    """One migration on the database thread, inside its transaction: the SQL, its Python
-    step if it has one (its count is returned for the log), then the new user_version."""
-    # executescript would COMMIT on its own; run statement by statement instead.
-    for statement in _split_sql(sql):
-        conn.execute(statement)
-    done = None if step is None else step.run(conn)
-    conn.execute(f"PRAGMA user_version = {version:d}")
-    return done
-
-
-def _split_sql(script: str) -> list[str]:
-    """Split a migration into statements (our migrations hold no ';' inside literals)."""
-    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

@@ -27,7 +27,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from bot.storage.sqlite.db import Database, WriteFailed, storage_fault
+from bot.storage.errors import WriteFailed
+from bot.storage.sqlite.db import Database, storage_fault
 
 __all__ = ["GroupCommit"]
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import sqlite3
 
 from bot.quiz.itemstats import ItemStats
+from bot.quiz.itemstats_fast import MemberRow
+from bot.storage.records import Chunk, Refresh, SummaryRead
 from bot.storage.sqlite import itemstats as store
 from bot.storage.sqlite import reports as report_store
 from bot.storage.sqlite.db import Database
-from bot.storage.sqlite.itemstats import Chunk, MemberRow, Refresh, SummaryRead
 
 
 class ItemStatsStore:

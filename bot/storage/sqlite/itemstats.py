@@ -23,13 +23,20 @@ deletion is not written (`write_summary`).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from bot.quiz.itemstats import FirstAnswer, ItemStats
 from bot.quiz.itemstats_fast import MemberRow
 from bot.storage import problems
+from bot.storage.records import (
+    ITEM_STATS_COLUMNS,
+    REFRESH_COLUMNS,
+    Chunk,
+    Refresh,
+    item_stats_of,
+    refresh_of,
+    summary_rows,
+)
 from bot.storage.sqlite import preflight
 
 
@@ -103,10 +110,6 @@ def member_rows(conn: sqlite3.Connection, guild_id: int | None = None) -> list[M
     return conn.execute(sql, (guild_id,)).fetchall()
 
 
-#: A chunk of `member_rows` and the last member in it.
-Chunk = tuple[list[MemberRow], int | None]
-
-
 def member_rows_chunk(
     conn: sqlite3.Connection, guild_id: int, after_user: int | None, rows: int
 ) -> Chunk:
@@ -155,45 +158,15 @@ def first_answer_count(conn: sqlite3.Connection, guild_id: int) -> int:
     return int(row[0])
 
 
-@dataclass(frozen=True)
-class Refresh:
-    """A server's summary: when it was computed, from how many first answers, for which
-    pool of questions (`pool_key`), and whether a member's deletion made it stale."""
-
-    guild_id: int
-    refreshed_at: int
-    first_answers: int
-    pool_key: str
-    stale: bool
-    generation: int
-
-
-@dataclass(frozen=True)
-class SummaryRead:
-    """What the admin view reads of a server: its stored figures per question (None when
-    there is no summary to read: never computed, stale, or for another pool of
-    questions), when they were computed, and its open reports per question."""
-
-    stats: dict[str, ItemStats] | None
-    refreshed_at: int
-    open_reports: dict[str, int]
-
-
 def refreshes(conn: sqlite3.Connection, guild_id: int | None = None) -> dict[int, Refresh]:
     """Every server's summary state (or one server's)."""
-    sql = (
-        "SELECT guild_id, refreshed_at, first_answers, pool_key, stale, generation"
-        " FROM item_stats_refreshes"
-    )
+    sql = f"SELECT {REFRESH_COLUMNS} FROM item_stats_refreshes"
     cur = (
         conn.execute(sql)
         if guild_id is None
         else conn.execute(f"{sql} WHERE guild_id = ?", (guild_id,))
     )
-    return {
-        int(g): Refresh(int(g), int(at), int(n), str(key), bool(stale), int(gen))
-        for g, at, n, key, stale, gen in cur
-    }
+    return {int(row[0]): refresh_of(row) for row in cur}
 
 
 def claim(conn: sqlite3.Connection, guild_id: int) -> None:
@@ -205,37 +178,6 @@ def claim(conn: sqlite3.Connection, guild_id: int) -> None:
         " stale) VALUES (?, 0, 0, '', 1) ON CONFLICT (guild_id) DO NOTHING",
         (guild_id,),
     )
-
-
-def _counts(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split(",")) if text else ()
-
-
-def _text(counts: tuple[int, ...]) -> str:
-    return ",".join(str(c) for c in counts)
-
-
-def summary_rows(
-    guild_id: int, stats: Sequence[ItemStats], now_ms: int
-) -> list[tuple[object, ...]]:
-    """The `item_stats` rows of a server's refresh, in the INSERT's column order (both
-    backends write the same rows)."""
-    return [
-        (
-            guild_id,
-            s.question_id,
-            s.answers,
-            s.correct,
-            s.discrimination,
-            s.ranked,
-            s.key_index,
-            _text(s.picks),
-            _text(s.top_picks),
-            _text(s.bottom_picks),
-            now_ms,
-        )
-        for s in stats
-    ]
 
 
 def write_summary(
@@ -277,25 +219,10 @@ def write_summary(
 def read_summary(conn: sqlite3.Connection, guild_id: int) -> dict[str, ItemStats]:
     """The server's stored figures per question (no flags, no reports: the caller adds
     them for the pool it has)."""
-    found = {}
-    for q, n, right, disc, ranked, key, picks, top, bottom in conn.execute(
-        "SELECT question_id, answers, correct, discrimination, ranked, key_index, picks,"
-        " top_picks, bottom_picks FROM item_stats WHERE guild_id = ?",
-        (guild_id,),
-    ):
-        found[str(q)] = ItemStats(
-            question_id=str(q),
-            answers=int(n),
-            correct=int(right),
-            facility=int(right) / int(n) if n else None,
-            discrimination=None if disc is None else float(disc),
-            ranked=int(ranked),
-            picks=_counts(picks),
-            top_picks=_counts(top),
-            bottom_picks=_counts(bottom),
-            key_index=int(key),
-        )
-    return found
+    rows = conn.execute(
+        f"SELECT {ITEM_STATS_COLUMNS} FROM item_stats WHERE guild_id = ?", (guild_id,)
+    )
+    return {str(row[0]): item_stats_of(row) for row in rows}
 
 
 def mark_stale(conn: sqlite3.Connection, guild_id: int) -> int:

@@ -6,10 +6,12 @@ hold a member's data and which summaries counted them, so `/tpquiz forget-me`,
 `/tpquiz my-data`, `tpquiz forget-user`, `tpquiz export-user`, `tpquiz forget-guild` and
 the retention loop all go through it.
 
-It is built from lists of steps: a table that stores something about a member is one
-`MemberStep` (how to export it, how to delete it, a note of each field) and one
-`GuildStep`; a module that adds a member-keyed table adds its entries here and nothing
-else changes. Every step is a plain function of an `sqlite3.Connection` so that the
+It is built from lists of steps over the catalogue both backends share
+(bot/storage/member_data.py: which tables, in which order, with a note of each field): a
+table that stores something about a member is one `MemberStep` (the catalogue's entry,
+how to export it, how to delete it) and one `GuildStep`; a module that adds a
+member-keyed table adds its catalogue entry and its functions here, and nothing else
+changes. Every step is a plain function of an `sqlite3.Connection` so that the
 whole deletion runs as one transaction on the database thread
 (`Database.run_transaction`): either everything about the member goes, or nothing.
 
@@ -40,10 +42,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.storage.member_data import EXPORT_NOTE, GUILD_TABLES, MEMBER_DATA, MEMBER_TABLES
 from bot.storage.sqlite import cards, itemstats, reminders, reports
 
 __all__ = [
-    "EXPORT_NOTE",
     "GUILD_STEPS",
     "MEMBER_STEPS",
     "GuildStep",
@@ -155,145 +157,28 @@ def _delete_reports(conn: sqlite3.Connection, guild_id: int, user_id: int) -> in
     return deleted
 
 
-#: Every table that stores something about a member, in deletion order (answers before
-#: the test runs they reference).
+#: name -> (export, delete) of each table in the catalogue (bot/storage/member_data.py).
+_MEMBER_FUNCTIONS: dict[
+    str,
+    tuple[
+        Callable[[sqlite3.Connection, int, int], Rows],
+        Callable[[sqlite3.Connection, int, int], int],
+    ],
+] = {
+    "answers": (_rows_of("answers", "answered_at, id"), _delete_answers),
+    "test_runs": (_rows_of("test_runs", "started_at, id"), _delete_rows("test_runs")),
+    "members": (_rows_of("members", "user_id"), _delete_totals),
+    "member_periods": (_rows_of("member_periods", "period, starts_at"), _delete_periods),
+    "daily_streaks": (_rows_of("daily_streaks", "user_id"), _delete_rows("daily_streaks")),
+    "cards": (cards.export_member, cards.delete_member),
+    "review_reminders": (reminders.export_member, reminders.delete_member),
+    "reports": (reports.export_member, _delete_reports),
+}
+
+#: Every table that stores something about a member, in the catalogue's deletion order.
 MEMBER_STEPS: list[MemberStep] = [
-    MemberStep(
-        "answers",
-        {
-            "_table": "every answer you gave: to a question posted in the server, or in a test",
-            "id": "the answer's number in the database",
-            "guild_id": "the server",
-            "user_id": "your Discord id",
-            "question_id": "which question of the bank",
-            "topic": "the question's topic",
-            "post_id": "the posted question you answered (null for a test answer)",
-            "test_run_id": "the test it belongs to (null for a posted question)",
-            "choice_index": "the choice you picked (0 = the bank's first choice)",
-            "correct": "1 if right",
-            "first": "1 if it was your first answer to that question in this server",
-            "points": "the points it gave (only a first right answer scores)",
-            "answered_at": "when, in Unix milliseconds UTC",
-        },
-        _rows_of("answers", "answered_at, id"),
-        _delete_answers,
-    ),
-    MemberStep(
-        "test_runs",
-        {
-            "_table": "the tests (/tpquiz test) and review rounds (/tpquiz review) you started",
-            "kind": "'test' or 'review'",
-            "params": "the numbers drawn for computed questions (JSON), or null",
-            "id": "the test's number",
-            "question_ids": "the questions it asked (JSON list)",
-            "orders": "the order its choices were shown in (JSON)",
-            "started_at": "when it started (Unix ms UTC)",
-            "finished_at": "when it ended (Unix ms UTC), or null",
-            "score": "right answers, once finished",
-        },
-        _rows_of("test_runs", "started_at, id"),
-        _delete_rows("test_runs"),
-    ),
-    MemberStep(
-        "members",
-        {
-            "_table": "your running totals in this server, which the leaderboard reads",
-            "name": "your display name when you last answered",
-            "points": "points in all",
-            "answered": "answers in all",
-            "correct": "right answers in all",
-            "streak": "right answers in a row now",
-            "best_streak": "the longest such run",
-        },
-        _rows_of("members", "user_id"),
-        _delete_totals,
-    ),
-    MemberStep(
-        "member_periods",
-        {
-            "_table": "your totals per week and per month, for the period leaderboards",
-            "period": "'week' (from Monday 00:00 UTC) or 'month' (from the 1st)",
-            "starts_at": "when the week or month starts (Unix ms UTC)",
-            "points": "points in it",
-            "answered": "answers in it",
-            "correct": "right answers in it",
-        },
-        _rows_of("member_periods", "period, starts_at"),
-        _delete_periods,
-    ),
-    MemberStep(
-        "daily_streaks",
-        {
-            "_table": "your streak of daily questions answered on consecutive days",
-            "last_date": "the last local date you answered the daily question",
-            "streak": "consecutive days up to then",
-            "best": "the longest such run",
-        },
-        _rows_of("daily_streaks", "user_id"),
-        _delete_rows("daily_streaks"),
-    ),
-    MemberStep(
-        "cards",
-        {
-            "_table": "your review cards (/tpquiz review): when each question is due again",
-            "question_id": "the question",
-            "state": "1 learning, 2 review, 3 relearning (FSRS)",
-            "step": "the learning step, while learning",
-            "stability": "days until recall drops to 90% (FSRS)",
-            "difficulty": "how hard the question is for you, 1-10 (FSRS)",
-            "due": "when it is due (Unix ms UTC)",
-            "last_review": "when you last answered it (Unix ms UTC)",
-            "reps": "times reviewed",
-            "lapses": "times forgotten after learning it",
-        },
-        cards.export_member,
-        cards.delete_member,
-    ),
-    MemberStep(
-        "review_reminders",
-        {
-            "_table": "your opt-in reminder of due review cards",
-            "enabled": "1 if on",
-            "remind_time": "the time of day (server time), or null for the daily post's",
-            "language": "the reminder's language",
-            "set_at": "when you set it (Unix ms UTC)",
-            "last_date": "the last local date a reminder was sent",
-            "refused_at": "when Discord last refused to deliver it (DMs closed), or null",
-        },
-        reminders.export_member,
-        reminders.delete_member,
-    ),
-    MemberStep(
-        "reports",
-        {
-            "_table": "the problems you reported on questions (the Report a problem button)",
-            "id": "the report's number",
-            "question_id": "the question",
-            "language": "the language you saw it in",
-            "reason": "wrong_answer, unclear, typo, outdated or other",
-            "body": "your own words",
-            "created_at": "when (Unix ms UTC)",
-            "resolved_at": "when an admin or maintainer resolved it, or null",
-            "resolved_by": "the admin's id, or null",
-            "note": "what was done",
-        },
-        reports.export_member,
-        _delete_reports,
-    ),
+    MemberStep(table.name, table.about, *_MEMBER_FUNCTIONS[table.name]) for table in MEMBER_DATA
 ]
-
-
-#: The tables a member step reads (for `member_guilds`).
-MEMBER_TABLES: tuple[str, ...] = (
-    "answers",
-    "test_runs",
-    "members",
-    "member_periods",
-    "daily_streaks",
-    "cards",
-    "review_reminders",
-    "reports",
-)
 
 
 def _delete_guild_rows(table: str) -> Callable[[sqlite3.Connection, int], int]:
@@ -303,28 +188,17 @@ def _delete_guild_rows(table: str) -> Callable[[sqlite3.Connection, int], int]:
     return delete
 
 
-#: Every table with a guild_id, in deletion order (rows referencing others first).
+#: Tables whose server rows go through their own module's function.
+_GUILD_FUNCTIONS: dict[str, Callable[[sqlite3.Connection, int], int]] = {
+    "cards": cards.delete_guild,
+    "review_reminders": reminders.delete_guild,
+    "reports": reports.delete_guild,
+}
+
+#: Every table with a guild_id, in the catalogue's deletion order.
 GUILD_STEPS: list[GuildStep] = [
-    GuildStep("cards", cards.delete_guild),
-    GuildStep("review_reminders", reminders.delete_guild),
-    GuildStep("reports", reports.delete_guild),
-] + [
-    GuildStep(table, _delete_guild_rows(table))
-    for table in (
-        "answers",
-        "test_runs",
-        "members",
-        "member_periods",
-        "score_counts",
-        "daily_streaks",
-        "daily_slots",
-        "posts",
-        "daily_settings",
-        "guild_settings",
-        "guild_removals",
-        "item_stats",
-        "item_stats_refreshes",
-    )
+    GuildStep(table, _GUILD_FUNCTIONS.get(table) or _delete_guild_rows(table))
+    for table in GUILD_TABLES
 ]
 
 
@@ -342,14 +216,6 @@ def delete_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict
 def delete_guild(conn: sqlite3.Connection, guild_id: int) -> dict[str, int]:
     """Delete everything about the server and its members; rows deleted per table."""
     return {step.name: step.delete(conn, guild_id) for step in GUILD_STEPS}
-
-
-#: The export's note on the whole file (both backends write the same document).
-EXPORT_NOTE = (
-    "Everything tpquiz stores about you in this server. Times are Unix"
-    " milliseconds UTC. docs/privacy.md says why and for how long;"
-    " /tpquiz forget-me deletes it."
-)
 
 
 def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> dict[str, Any]:

@@ -1,47 +1,15 @@
-"""Question posts: which question, in which choice order, on which message."""
+"""Question posts: which question, in which choice order, on which message.
+
+The `Post` record, its columns and its row mapping are bot/storage/records.py's, shared
+with the PostgreSQL twin (bot/storage/pg/posts.py).
+"""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 
+from bot.storage.records import CLICK_CACHE_SIZE, POST_COLUMNS, Post, post_of
 from bot.storage.sqlite.db import Database
-
-#: Open posts kept in memory for the click path (a post's fields that a click reads
-#: never change; see `PostStore.for_click`). A few thousand open posts at most.
-CLICK_CACHE_SIZE = 4_096
-
-
-@dataclass(frozen=True, slots=True)
-class Post:
-    id: int
-    guild_id: int
-    channel_id: int
-    message_id: int | None
-    question_id: str
-    order: tuple[int, ...]
-    language: str
-    kind: str
-    created_at: int
-    closes_at: int | None
-    closed_at: int | None
-    answer_count: int
-    #: Local date ('YYYY-MM-DD') of a daily post (kind 'daily'); None for other posts.
-    daily_date: str | None = None
-    #: Drawn parameters of a computed question (JSON, see bot.quiz.templates); else None.
-    params: str | None = None
-
-
-_COLUMNS = (
-    "id, guild_id, channel_id, message_id, question_id, choice_order, language, kind,"
-    " created_at, closes_at, closed_at, answer_count, daily_date, params"
-)
-
-
-def _post(row: object) -> Post:
-    values = list(row)  # type: ignore[call-overload]
-    values[5] = tuple(int(i) for i in values[5].split(","))
-    return Post(*values)
 
 
 class PostStore:
@@ -123,10 +91,10 @@ class PostStore:
     async def get(self, post_id: int) -> Post | None:
         # Read on every click: one trip to aiosqlite's thread instead of three.
         rows = await self.db.conn.execute_fetchall(
-            f"SELECT {_COLUMNS} FROM posts WHERE id = ?", (post_id,)
+            f"SELECT {POST_COLUMNS} FROM posts WHERE id = ?", (post_id,)
         )
         row = next(iter(rows), None)
-        return _post(row) if row is not None else None
+        return post_of(row) if row is not None else None
 
     async def recent_question_ids(self, guild_id: int, limit: int) -> list[str]:
         """Question ids of the server's latest posts, newest first."""

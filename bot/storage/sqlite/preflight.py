@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bot.infra.runlock import lock_path, running_pid
 from bot.storage import problems
+from bot.storage.sqlite.migrate import migrations
 
 __all__ = ["SQLITE_HEADER", "database_problem", "path_problem", "readonly_uri", "run_problem"]
 
@@ -130,8 +131,6 @@ def database_problem(path: Path, *, write: bool) -> str | None:
     For `write`, a schema older than the code is fine (opening migrates it); for
     reading it is not, since reading commands never migrate.
     """
-    from bot.storage.sqlite.db import migrations
-
     problem = path_problem(path, write=write)
     if problem or not path.is_file() or path.stat().st_size == 0:
         return problem

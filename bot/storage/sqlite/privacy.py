@@ -8,20 +8,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from bot.storage.records import PendingRemoval
 from bot.storage.sqlite import members
 from bot.storage.sqlite.db import Database
-
-
-@dataclass(frozen=True, slots=True)
-class PendingRemoval:
-    """A server that removed the bot: its data goes at `due_at` (Unix ms UTC)."""
-
-    guild_id: int
-    removed_at: int
-    due_at: int
 
 
 class PrivacyStore:

@@ -9,23 +9,9 @@ the end take a `sqlite3.Connection` for the member-deletion and export commands.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
+from bot.storage.records import ReminderRow
 from bot.storage.sqlite.db import Database
-
-
-@dataclass(frozen=True, slots=True)
-class ReminderRow:
-    guild_id: int
-    user_id: int
-    #: 'HH:MM' chosen by the member, or None for the server's daily post time.
-    remind_time: str | None
-    language: str
-    set_at: int
-    last_date: str | None
-    #: The server's daily settings (defaults when it never set them).
-    timezone: str
-    post_time: str
 
 
 class ReminderStore:

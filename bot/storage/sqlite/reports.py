@@ -9,45 +9,13 @@ Plain `sqlite3` functions, run on the bot's database thread (`Database.run_trans
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from bot.quiz.reports import DAY_MS, Refusal, clean_body, report_refusal
+from bot.storage.records import REPORT_COLUMNS, Report, reports_of
 
 if TYPE_CHECKING:
     from bot.storage.sqlite.db import Database
-
-_COLUMNS = (
-    "id, guild_id, user_id, question_id, language, reason, body, created_at,"
-    " resolved_at, resolved_by, note"
-)
-
-
-@dataclass(frozen=True)
-class Report:
-    id: int
-    guild_id: int
-    user_id: int
-    question_id: str
-    language: str
-    reason: str
-    body: str
-    created_at: int
-    resolved_at: int | None
-    resolved_by: int | None
-    note: str | None
-
-    @property
-    def open(self) -> bool:
-        return self.resolved_at is None
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-
-def _reports(rows: Sequence[Sequence[object]]) -> list[Report]:
-    return [Report(*row) for row in rows]  # type: ignore[arg-type]
 
 
 def add_report(
@@ -74,10 +42,10 @@ def add_report(
         return refusal
     cursor = conn.execute(
         "INSERT INTO reports (guild_id, user_id, question_id, language, reason, body,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING " + _COLUMNS,
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING " + REPORT_COLUMNS,
         (guild_id, user_id, question_id, language, reason, clean_body(body), now_ms),
     )
-    return _reports(cursor.fetchall())[0]
+    return reports_of(cursor.fetchall())[0]
 
 
 def list_reports(
@@ -102,11 +70,11 @@ def list_reports(
         args.append(question_id)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM reports{clause} ORDER BY created_at DESC, id DESC"
+        f"SELECT {REPORT_COLUMNS} FROM reports{clause} ORDER BY created_at DESC, id DESC"
         " LIMIT ? OFFSET ?",
         (*args, limit, offset),
     ).fetchall()
-    return _reports(rows)
+    return reports_of(rows)
 
 
 def count_open(conn: sqlite3.Connection, guild_id: int | None = None) -> int:
@@ -155,9 +123,9 @@ def resolve(
         (now_ms, by, note, report_id, *args),
     )
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM reports WHERE id = ?{scope}", (report_id, *args)
+        f"SELECT {REPORT_COLUMNS} FROM reports WHERE id = ?{scope}", (report_id, *args)
     ).fetchall()
-    return _reports(rows)[0] if rows else None
+    return reports_of(rows)[0] if rows else None
 
 
 def delete_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> int:
@@ -175,11 +143,11 @@ def delete_guild(conn: sqlite3.Connection, guild_id: int) -> int:
 def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> list[dict[str, object]]:
     """A member's reports in a server, oldest first, as plain dicts (data export)."""
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM reports WHERE guild_id = ? AND user_id = ?"
+        f"SELECT {REPORT_COLUMNS} FROM reports WHERE guild_id = ? AND user_id = ?"
         " ORDER BY created_at, id",
         (guild_id, user_id),
     ).fetchall()
-    return [r.as_dict() for r in _reports(rows)]
+    return [r.as_dict() for r in reports_of(rows)]
 
 
 def resolve_open(
@@ -194,8 +162,10 @@ def resolve_open(
     ).rowcount
     if not changed:
         return None
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM reports WHERE id = ?", (report_id,)).fetchall()
-    return _reports(rows)[0]
+    rows = conn.execute(
+        f"SELECT {REPORT_COLUMNS} FROM reports WHERE id = ?", (report_id,)
+    ).fetchall()
+    return reports_of(rows)[0]
 
 
 class ReportStore:

@@ -5,116 +5,23 @@ Both must be safe on the live file of a running bot and on a backup volume, so t
 is only ever opened read-only (`preflight.readonly_uri`), and a missing file is never
 created.
 
-Every migration starts with a header that says what it changes and why, so that
-`--dry-run` and a reviewer read the intent before the SQL:
-
-    -- 0042: What it is, in a few words
-    -- Why: one line or more (continued on lines that start with "--   ").
-    -- Changes: the tables, columns and indexes it adds, fills or drops.
-
-`header_problem` checks it; `tests/storage/test_schema.py` runs it over every bundled
-migration, so a new one without the header fails the suite with the file's name.
+The migrations' headers (what each changes and why) are read by
+bot/storage/migration_files.py, shared with the PostgreSQL status.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.infra.runlock import running_pid
 from bot.storage import problems
+from bot.storage.migration_files import Migration, bundled
 from bot.storage.sqlite import preflight
-from bot.storage.sqlite.db import _split_sql, migrations
-from bot.storage.sqlite.steps import migration_step
+from bot.storage.sqlite.migrate import migration_step
 
-__all__ = [
-    "DatabaseStatus",
-    "Migration",
-    "bundled",
-    "header_problem",
-    "read_status",
-    "upgrade_script",
-]
-
-_TITLE = re.compile(r"^-- (\d{4}): (\S.*)$")
-_FIELD = re.compile(r"^-- (Why|Changes): (\S.*)$")
-_CONTINUED = re.compile(r"^--   +(\S.*)$")
-
-HEADER_EXAMPLE = "-- NNNN: title / -- Why: ... / -- Changes: ..."
-
-
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
-    title: str
-    why: str
-    changes: str
-
-    def statements(self) -> list[str]:
-        """The statements `Database.migrate` runs, one by one, in one transaction."""
-        return _split_sql(self.sql)
-
-
-def _header(sql: str) -> tuple[str | None, dict[str, str]]:
-    """The title and the Why/Changes fields of the leading comment block."""
-    title: str | None = None
-    fields: dict[str, str] = {}
-    current: str | None = None
-    for number, line in enumerate(sql.splitlines()):
-        if not line.startswith("--"):
-            break
-        if number == 0:
-            match = _TITLE.match(line)
-            title = match.group(2).strip() if match else None
-            continue
-        field, continued = _FIELD.match(line), _CONTINUED.match(line)
-        if field:
-            current = field.group(1)
-            fields[current] = field.group(2).strip()
-        elif continued and current:
-            fields[current] += " " + continued.group(1).strip()
-        else:
-            current = None  # a blank "--" or free comment ends the field
-    return title, fields
-
-
-def header_problem(name: str, sql: str) -> str | None:
-    """What is wrong with the header of migration `name`, in one sentence; None if fine."""
-    version = name[:4]
-    first = sql.splitlines()[0] if sql.strip() else ""
-    match = _TITLE.match(first)
-    if not match:
-        return (
-            f"{name}: the first line must be '-- {version}: <title>' (the header is "
-            f"{HEADER_EXAMPLE}), not {first[:60]!r}"
-        )
-    if match.group(1) != version:
-        return f"{name}: the header says {match.group(1)}, the file name {version}"
-    _, fields = _header(sql)
-    for field in ("Why", "Changes"):
-        if field not in fields:
-            return (
-                f"{name}: the header has no '-- {field}: ...' line (the header is "
-                f"{HEADER_EXAMPLE}, in the leading comment block)"
-            )
-    return None
-
-
-def bundled() -> list[Migration]:
-    """Every migration of this tpquiz with its header; ValueError names a bad one."""
-    found = []
-    for version, name, sql in migrations():
-        problem = header_problem(name, sql)
-        if problem:
-            raise ValueError(problem)
-        title, fields = _header(sql)
-        assert title is not None  # header_problem checked it
-        found.append(Migration(version, name, sql, title, fields["Why"], fields["Changes"]))
-    return found
+__all__ = ["DatabaseStatus", "read_status", "upgrade_script"]
 
 
 @dataclass(frozen=True)

@@ -11,49 +11,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from bot.quiz.scoring import MemberScore
+from bot.storage.periods import month_start_ms, week_start_ms
+from bot.storage.records import LEADERBOARD_ORDER, MemberStats, RankedScore
 from bot.storage.sqlite.db import Database
-
-
-@dataclass(frozen=True, slots=True)
-class RankedScore:
-    rank: int
-    score: MemberScore
-
-
-@dataclass(frozen=True, slots=True)
-class MemberStats:
-    score: MemberScore
-    rank: int
-    #: topic -> (answered, correct)
-    per_topic: dict[str, tuple[int, int]]
-    best_test: tuple[int, int] | None  # (score, total)
-
-
-DAY_MS = 86_400_000
-
-
-def week_start_ms(ms: int) -> int:
-    """The Monday 00:00 UTC at or before `ms` (Unix ms; day 0, 1970-01-01, was a Thursday).
-
-    The same arithmetic as migration 0003's backfill, and the same instant as
-    `bot.quiz.periods.period_start("week", ...)` (a test checks both).
-    """
-    day = ms // DAY_MS
-    return (day - (day + 3) % 7) * DAY_MS
-
-
-def month_start_ms(ms: int) -> int:
-    """The 1st of the month 00:00 UTC at or before `ms` (Unix ms)."""
-    moment = datetime.fromtimestamp(ms // 1000, UTC)
-    return int(moment.replace(day=1, hour=0, minute=0, second=0).timestamp()) * 1000
-
-
-def period_buckets(ms: int) -> tuple[tuple[str, int], tuple[str, int]]:
-    """The `member_periods` rows an answer at `ms` counts in: its week and its month."""
-    return (("week", week_start_ms(ms)), ("month", month_start_ms(ms)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +34,6 @@ class _Source:
     counts: tuple[str, int] | None = None
 
 
-_ORDER = "points DESC, correct DESC, answered ASC, user_id ASC"
 _ORDER_S = "s.points DESC, s.correct DESC, s.answered ASC, s.user_id ASC"
 
 
@@ -146,7 +107,7 @@ class Standings:
             f"SELECT s.user_id, COALESCE(m.name, ''), s.points, s.answered, s.correct,"
             f" COALESCE(m.streak, 0), COALESCE(m.best_streak, 0)"
             f" FROM (SELECT user_id, points, answered, correct FROM {src.table}"
-            f"  WHERE {src.where} ORDER BY {_ORDER} LIMIT :limit OFFSET :offset) AS s"
+            f"  WHERE {src.where} ORDER BY {LEADERBOARD_ORDER} LIMIT :limit OFFSET :offset) AS s"
             f" LEFT JOIN members m ON m.guild_id = :guild AND m.user_id = s.user_id"
             f" ORDER BY {_ORDER_S}",
             {**src.params, "limit": limit, "offset": offset},

@@ -9,29 +9,9 @@ so, and `start_review` is the insert-or-get that relies on it (issue 31).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from bot.storage.records import OPEN_REVIEW, TEST_RUN_COLUMNS, TestRun, test_run_of
 from bot.storage.sqlite.db import Database
-
-#: The conflict target of the unique index test_runs_one_open_review (migration 0011):
-#: a member's open review round in a server. Both backends' `start_review` use it.
-OPEN_REVIEW = "(guild_id, user_id) WHERE kind = 'review' AND finished_at IS NULL"
-
-
-@dataclass(frozen=True, slots=True)
-class TestRun:
-    __test__ = False  # not a pytest test class
-
-    id: int
-    guild_id: int
-    user_id: int
-    question_ids: tuple[str, ...]
-    orders: tuple[tuple[int, ...], ...]
-    started_at: int
-    finished_at: int | None
-    score: int | None
-    kind: str = "test"
-    params: tuple[str | None, ...] = ()
 
 
 class TestRunStore:
@@ -116,25 +96,10 @@ class TestRunStore:
 
     async def get(self, run_id: int) -> TestRun | None:
         async with self.db.conn.execute(
-            "SELECT id, guild_id, user_id, question_ids, orders, started_at, finished_at, score,"
-            " kind, params FROM test_runs WHERE id = ?",
-            (run_id,),
+            f"SELECT {TEST_RUN_COLUMNS} FROM test_runs WHERE id = ?", (run_id,)
         ) as cur:
             row = await cur.fetchone()
-        if row is None:
-            return None
-        return TestRun(
-            id=row[0],
-            guild_id=row[1],
-            user_id=row[2],
-            question_ids=tuple(json.loads(row[3])),
-            orders=tuple(tuple(o) for o in json.loads(row[4])),
-            started_at=row[5],
-            finished_at=row[6],
-            score=row[7],
-            kind=row[8],
-            params=tuple(json.loads(row[9])) if row[9] else (),
-        )
+        return None if row is None else test_run_of(row)
 
     async def open_review(self, guild_id: int, user_id: int) -> TestRun | None:
         """The member's open review round in the server, if any (there is at most one)."""

@@ -38,9 +38,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The `meta` key the heartbeat commits to prove the database is writable.
-DB_PROBE_KEY = "health:heartbeat"
-
 
 def gateway_connected(bot: TPQuizBot) -> bool:
     """Whether the gateway is up now (see the module docstring for why this test).
@@ -69,7 +66,7 @@ class HealthCog(commands.Cog):
         self.bot = bot
         settings = bot.settings
         # Beside the SQLite file; on PostgreSQL beside where TPQUIZ_DB would be.
-        file = bot.storage.file
+        file = bot.db_probe.file
         db_path = file if file is not None else settings.db_path
         self.path = heartbeat_path_for(db_path, settings.heartbeat_path)
         self.max_age = settings.health_max_age
@@ -108,7 +105,7 @@ class HealthCog(commands.Cog):
         the one line that says what is wrong, so only changes are logged.
         """
         try:
-            await self.bot.storage.meta.set(DB_PROBE_KEY, str(int(now)))
+            await self.bot.db_probe.write(now)
         except Exception as exc:
             self._db_faults.failed(exc)
             return
@@ -126,7 +123,7 @@ class HealthCog(commands.Cog):
             self.gateway_at = now
         latency = self.bot.latency
         await self._probe_database(now)
-        database = self.bot.storage.health()
+        database = self.bot.db_probe.health()
         beat = Heartbeat(
             pid=os.getpid(),
             started_at=self.started_at,

@@ -56,7 +56,7 @@ def chart_labels(name: str, lang: Lang) -> ChartLabels:
 async def _picture(
     bot: TPQuizBot, guild_id: int, user_id: int, report: StatsReport, name: str, lang: Lang
 ) -> bytes:
-    weeks = await bot.storage.progress.weeks(guild_id, user_id, bot.service.now_ms())
+    weeks = await bot.service.answers_per_week(guild_id, user_id)
     draw = partial(
         stats_png,
         per_topic=report.stats.per_topic,

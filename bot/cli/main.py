@@ -171,9 +171,7 @@ async def _serve(
             serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
             build_bot(
                 settings,
-                # build_bot is typed with SQLite's Storage; PostgreSQL's bundle has the same
-                # stores (bot/storage/contract.py StorageContract).
-                storage,  # type: ignore[arg-type]
+                storage,
                 bank,
                 templates,
                 metrics=metrics,

@@ -26,6 +26,7 @@ from discord.ext import commands
 from bot.i18n import CommandTranslator
 from bot.infra.config import Settings
 from bot.infra.shards import Ownership
+from bot.ops.database_probe import DatabaseProbe
 from bot.ops.metrics import Metrics
 from bot.quiz.model import Bank
 from bot.services.daily import DailyService
@@ -35,7 +36,7 @@ from bot.services.quiz import Clock, QuizService
 from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
-from bot.storage.sqlite import Storage
+from bot.storage.contract import StorageContract
 from bot.ui import render
 from bot.ui.gateway_guard import keep_connected
 from bot.ui.post_updates import CoalescedEdits
@@ -90,7 +91,7 @@ class TPQuizBot(commands.Bot):
         self,
         *,
         settings: Settings,
-        storage: Storage,
+        storage: StorageContract,
         bank: Bank,
         clock: Clock,
         metrics: Metrics,
@@ -102,6 +103,7 @@ class TPQuizBot(commands.Bot):
         reports: ReportService,
         items: ItemStatsService,
         privacy: PrivacyService,
+        db_probe: DatabaseProbe,
         **options: Any,
     ) -> None:
         """Store what `build_bot` built; `options` go to discord.py's `commands.Bot`."""
@@ -120,6 +122,8 @@ class TPQuizBot(commands.Bot):
         self.reports = reports
         self.items = items
         self.privacy = privacy
+        #: The heartbeat's probe of the database (cogs/health.py).
+        self.db_probe = db_probe
         self._finishing_before_http_close = False
 
     async def setup_hook(self) -> None:

@@ -23,6 +23,7 @@ import discord
 
 from bot.infra.config import Settings
 from bot.infra.shards import Ownership
+from bot.ops.database_probe import DatabaseProbe
 from bot.ops.metrics import Metrics
 from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
@@ -34,8 +35,7 @@ from bot.services.quiz import Clock, QuizService
 from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
-from bot.storage.sqlite import Storage
-from bot.storage.sqlite.answers import AnswerStore
+from bot.storage.contract import StorageContract
 from bot.ui.post_updates import CoalescedEdits
 from bot.ui.poster import DailyPoster, process_rate
 from bot.ui.tree import CommandTree
@@ -48,7 +48,7 @@ def utcnow() -> datetime:
 
 def build_bot(
     settings: Settings,
-    storage: Storage,
+    storage: StorageContract,
     bank: Bank,
     templates: TemplateSet | None = None,
     *,
@@ -65,7 +65,8 @@ def build_bot(
     `TPQuizBot`, one gateway connection that honours DISCORD_GATEWAY_URL.
     """
     metrics = metrics or Metrics()
-    _observe_storage(storage, metrics)
+    # Time every committed write, and size the click batches (SQLite's group commit).
+    storage.observe(on_commit=metrics.observe_db_write, on_click_batch=metrics.observe_click_batch)
     service = QuizService(bank, storage, clock, rng or random.Random(), templates)
     options.setdefault("intents", discord.Intents(guilds=True))
     options.setdefault("allowed_mentions", discord.AllowedMentions.none())
@@ -91,6 +92,7 @@ def build_bot(
         reports=ReportService(service),
         items=ItemStatsService(service),
         privacy=PrivacyService(storage, settings.guild_retention_days),
+        db_probe=DatabaseProbe(storage),
         **options,
     )
     # These two send through the bot's connection, so they come right after it.
@@ -98,10 +100,3 @@ def build_bot(
     bot.count_edits = CoalescedEdits(bot.edit_count, settings.count_edit_interval)
     _: QuizBot = bot  # mypy: the bot is what the UI's handlers take it to be (bot/ui/types.py)
     return bot
-
-
-def _observe_storage(storage: Storage, metrics: Metrics) -> None:
-    """Time every committed write, and size SQLite's group commit batches."""
-    storage.db.on_commit = metrics.observe_db_write
-    if isinstance(storage.answers, AnswerStore):  # SQLite's group commit
-        storage.answers.clicks.on_batch = metrics.observe_click_batch

@@ -357,6 +357,10 @@ class QuizService:
         streaks = {user: current for user, (current, _) in daily.items()}
         return LeaderboardPage(period, page, pages, total, rows, caller, streaks)
 
+    async def answers_per_week(self, guild_id: int, user_id: int) -> list[tuple[int, int, int]]:
+        """The member's answers per week, for the stats picture (storage.progress)."""
+        return await self.storage.progress.weeks(guild_id, user_id, self.now_ms())
+
     async def stats(self, *, guild_id: int, user_id: int) -> StatsReport | None:
         stats = await self.storage.standings.member_stats(guild_id, user_id)
         if stats is None:

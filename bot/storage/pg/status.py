@@ -1,11 +1,11 @@
 """What a PostgreSQL database holds and what an upgrade would run on it, without changing it.
 
-`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py) read from here
-when TPQUIZ_DATABASE_URL is set, as they read `bot.storage.sqlite.schema` for a SQLite file, so
-the commands print the same lines on both backends. Why a module of its own: the SQLite
-status reads the file read-only; here the database is opened without migrating
-(`PgDatabase.open(migrate=False)`), so a status or a dry run never changes the schema,
-and is safe beside running bots. The migrations' titles come from the SQLite twins
+`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py, through
+bot/storage/pg/admin.py) read from here when TPQUIZ_DATABASE_URL is set, as they read
+`bot.storage.sqlite.schema` for a SQLite file, so the commands print the same lines on
+both backends. Why a module of its own: the SQLite status reads the file read-only; here
+the database is opened without migrating (`PgDatabase.open(migrate=False)`), so a status
+or a dry run never changes the schema, and is safe beside running bots. The migrations' titles come from the SQLite twins
 (`bot.storage.sqlite.schema.bundled`): both backends have the same numbers and names
 (tests/storage/test_pg_schema.py), and the SQLite headers are the checked ones.
 """

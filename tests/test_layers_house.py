@@ -223,6 +223,21 @@ def backend_imports(root: Path = ROOT) -> list[str]:
     return _report(bad)
 
 
+def backend_imports_backend(root: Path = ROOT) -> list[str]:
+    """`bot/storage/pg/` importing anything of `bot/storage/sqlite/`, or the other way:
+    what both need lives in the neutral modules of bot/storage/ (records, errors, ...)."""
+    modules = _modules(root)
+    bad = []
+    for module, path in modules.items():
+        own = next((b for b in BACKENDS if _within(module, b)), None)
+        if own is None:
+            continue
+        for line, name in _imports(path, root):
+            if any(_within(name, b) for b in BACKENDS if b != own):
+                bad.append(_where(path, root, line, f"imports {name}"))
+    return _report(bad)
+
+
 def glue_reaches_storage(root: Path = ROOT) -> list[str]:
     """cogs/ or bot/ui/ reading a store itself (`<anything>.storage`) instead of a service."""
     bad = []
@@ -298,6 +313,7 @@ RULES: dict[str, Callable[[Path], list[str]]] = {
     "a package imports one it may not know": package_imports,
     "an import cycle": import_cycles,
     "a backend imported outside storage": backend_imports,
+    "a backend imports the other": backend_imports_backend,
     "the glue reads a store": glue_reaches_storage,
     "a prose path to nothing": prose_paths,
 }
@@ -410,6 +426,24 @@ def test_a_backend_imported_outside_storage_fails(tmp_path: Path) -> None:
         "bot/cli/db.py:2: imports bot.storage.pg.status.read",
         "bot/runtime/bot.py:1: imports bot.storage.sqlite.answers.AnswerStore",
         "cogs/health.py:1: imports bot.storage.sqlite",
+    ]
+
+
+def test_a_backend_importing_the_other_fails(tmp_path: Path) -> None:
+    root = _plant(
+        tmp_path,
+        {
+            "bot/storage/pg/admin.py": (
+                "from bot.storage.sqlite.schema import Migration\n"
+                "from bot.storage.migration_files import bundled\n"
+            ),
+            "bot/storage/sqlite/posts.py": "def f():\n    from bot.storage.pg import posts\n",
+            "bot/storage/copy.py": "from bot.storage.sqlite import Storage\nfrom bot.storage import pg\n",
+        },
+    )
+    assert RULES["a backend imports the other"](root) == [
+        "bot/storage/pg/admin.py:1: imports bot.storage.sqlite.schema.Migration",
+        "bot/storage/sqlite/posts.py:2: imports bot.storage.pg.posts",
     ]
 
 

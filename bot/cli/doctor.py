@@ -6,53 +6,34 @@ one command that checks everything it depends on in the order a person would: th
 quick integrity check, has disk space), the question bank, and, when the network allows,
 Discord itself (the token is accepted, and the bot can see its servers). Each problem is
 one line that says what to do. Nothing here prints or logs the token.
+
+The database's lines come from the backend the settings name, through
+`bot.storage.admin.doctor_checks` (bot/storage/sqlite/doctor.py: the file;
+bot/storage/pg/doctor.py: the server and its shard locks).
 """
 
 from __future__ import annotations
 
 import asyncio
-import shutil
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 
 from bot.bank.loader import BankError, bundled_question_files, check_files
+from bot.infra.checks import Check
 from bot.infra.config import Settings, token_problem
-from bot.infra.runlock import running_pid
 from bot.ops.health import heartbeat_path_for, heartbeat_problem
 from bot.runtime.startup import login_answered
-
-if TYPE_CHECKING:
-    from bot.storage.pg.shard_locks import Holder
-    from bot.storage.records import PendingRemoval
+from bot.storage import admin
 
 __all__ = ["Check", "run_doctor", "DEFAULT_API_BASE"]
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
-#: Below this much free space next to the database, SQLite writes may soon fail.
-MIN_FREE_BYTES = 100 * 1024 * 1024
 #: View Channel, Send Messages, Embed Links, Attach Files, Read Message History.
 INVITE_PERMISSIONS = 1024 | 2048 | 16384 | 32768 | 65536
 MAX_BANK_LINES = 20
-
-
-@dataclass(frozen=True)
-class Check:
-    #: "ok", "FAIL", "warn" (worth knowing, does not fail) or "skip".
-    status: str
-    name: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.status:<4} {self.name}: {self.message}"
-
-    @property
-    def failed(self) -> bool:
-        return self.status == "FAIL"
 
 
 def check_token(settings: Settings) -> list[Check]:
@@ -61,181 +42,6 @@ def check_token(settings: Settings) -> list[Check]:
         return [Check("FAIL", "token", problem)]
     assert settings.token is not None
     return [Check("ok", "token", f"looks like a bot token ({len(settings.token)} characters)")]
-
-
-async def check_database(settings: Settings) -> list[Check]:
-    """Check the database file, then open (and so migrate) it and commit one row.
-
-    The sentences are the ones `tpquiz run` and `leaderboard` print
-    (`bot.storage.problems`). A missing database is not created: doctor only says
-    that `tpquiz run` will create it. A bot that is running an older tpquiz on the same
-    file is not migrated under its feet: doctor then only reports that a restart will
-    apply the new migrations.
-    """
-    from bot.storage import problems
-    from bot.storage.sqlite import Storage
-    from bot.storage.sqlite.backup import file_schema_version
-    from bot.storage.sqlite.migrate import migrations
-    from bot.storage.sqlite.preflight import run_problem
-
-    path = settings.db_path
-    newest = len(migrations())
-    pid = None if str(path) == ":memory:" else running_pid(path)
-    running = [] if pid is None else [Check("ok", "bot", _running(pid))]
-    if pid is not None and not path.exists():
-        return [Check("FAIL", "database", problems.file_lost(path, "deleted")), *running]
-    problem = run_problem(path)
-    if problem:
-        return [Check("FAIL", "database", problem), *running]
-    if not path.exists():
-        return [Check("ok", "database", f"no database at {path} yet: tpquiz run creates it there")]
-    version = file_schema_version(path)
-    if pid is not None and version < newest:
-        return [
-            Check(
-                "warn",
-                "database",
-                f"{path} is at schema {version}, this tpquiz has {newest}; the running "
-                "bot is an older version: restart it to apply the migrations (back up "
-                "first); not migrating under it",
-            ),
-            *running,
-        ]
-    try:
-        storage = await Storage.open(path)
-    except problems.DatabaseUnusable as exc:
-        return [Check("FAIL", "database", str(exc)), *running]
-    try:
-        version = await storage.db.schema_version()
-        await storage.meta.set("doctor:checked_at", datetime.now(UTC).isoformat())
-        pending = await storage.privacy.pending_removals()
-    except Exception as exc:
-        return [
-            Check(
-                "FAIL",
-                "database",
-                f"{path} opens but refuses writes ({exc}): check the file's owner and "
-                "permissions, the free disk space, and that no other program locks it",
-            )
-        ]
-    finally:
-        await storage.close()
-    results = [
-        Check("ok", "database", f"{path} opens, is at schema {version}/{newest}, accepts writes"),
-        *_retention(pending),
-    ]
-    free = shutil.disk_usage(path.parent).free
-    if free < MIN_FREE_BYTES:
-        results.append(
-            Check(
-                "warn",
-                "disk",
-                f"only {free // (1024 * 1024)} MiB free next to {path}: free some space "
-                "before SQLite runs out of room",
-            )
-        )
-    return results + running
-
-
-async def check_postgres(settings: Settings) -> list[Check]:
-    """TPQUIZ_DATABASE_URL, when set: the server answers, the schema version, which
-    process holds each shard's lock (bot/storage/pg/shard_locks.py). Never migrates;
-    shows the URL redacted."""
-    url = settings.database_url
-    if url is None:
-        return []
-    import asyncpg
-
-    from bot.storage.pg.db import PgDatabase, pg_migrations
-    from bot.storage.pg.shard_locks import holders
-    from bot.storage.problems import DatabaseUnusable
-
-    newest = len(pg_migrations())
-    try:
-        db = await PgDatabase.open(url, migrate=False, min_size=1, max_size=1)
-    except DatabaseUnusable as exc:
-        return [Check("FAIL", "postgres", str(exc))]
-    try:
-        version = await db.schema_version()
-        async with db.pool.acquire() as conn:
-            server = conn.get_server_version()
-    finally:
-        await db.close()
-    schema = f"at schema {version}/{newest}" if version else "empty (no tpquiz schema yet)"
-    results = [
-        Check(
-            "ok",
-            "postgres",
-            f"{url.redacted} answers (PostgreSQL {server.major}.{server.minor}), {schema}",
-        )
-    ]
-    try:
-        shards, counts = await holders(url)
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        return [
-            *results,
-            Check("warn", "shards", f"cannot read the shard locks ({url.scrub(str(exc))})"),
-        ]
-    return results + _shard_lines(shards, counts)
-
-
-#: Shard locks listed one by one; more are counted.
-MAX_SHARD_LINES = 16
-
-
-def _shard_lines(shards: Mapping[int, Holder], counts: Mapping[int, Holder]) -> list[Check]:
-    """One line per held shard lock: who runs it (and a warning for mixed shard counts)."""
-    if not shards:
-        return [Check("ok", "shards", "no tpquiz process holds a shard lock (none is running)")]
-    of = f" of {next(iter(counts))}" if len(counts) == 1 else ""
-    lines = [
-        Check("ok", "shards", f"shard {shard}{of} is run by {shards[shard].describe()}")
-        for shard in sorted(shards)[:MAX_SHARD_LINES]
-    ]
-    if len(shards) > MAX_SHARD_LINES:
-        lines.append(Check("ok", "shards", f"... and {len(shards) - MAX_SHARD_LINES} more"))
-    if len(counts) > 1:
-        lines.append(
-            Check(
-                "warn",
-                "shards",
-                f"processes run with different TPQUIZ_SHARD_COUNT ({', '.join(map(str, sorted(counts)))}):"
-                " the servers are split two ways; give every process the same count",
-            )
-        )
-    return lines
-
-
-#: Pending server deletions listed one by one; more are counted.
-MAX_PENDING_LINES = 5
-
-
-def _retention(pending: Sequence[PendingRemoval]) -> list[Check]:
-    """The servers that removed the bot and whose data is still to be deleted."""
-    if not pending:
-        return [Check("ok", "retention", "no server's data is pending deletion")]
-
-    def day(ms: int) -> str:
-        return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-    lines = [
-        Check(
-            "ok",
-            "retention",
-            f"server {p.guild_id} removed the bot on {day(p.removed_at)}: its data will be"
-            f" deleted on {day(p.due_at)} (tpquiz forget-guild --guild {p.guild_id} does it now)",
-        )
-        for p in pending[:MAX_PENDING_LINES]
-    ]
-    if len(pending) > MAX_PENDING_LINES:
-        more = len(pending) - MAX_PENDING_LINES
-        lines.append(Check("ok", "retention", f"... and {more} more servers pending deletion"))
-    return lines
-
-
-def _running(pid: int) -> str:
-    who = f"pid {pid}" if pid else "another process"
-    return f"tpquiz is running on this database ({who})"
 
 
 def check_bank(settings: Settings) -> list[Check]:
@@ -347,12 +153,7 @@ async def check_discord(settings: Settings, wait: float = 10.0) -> list[Check]:
 async def run_doctor(settings: Settings, *, offline: bool = False) -> list[Check]:
     """Every check, in order; the caller prints them and exits 1 if any failed."""
     results = check_token(settings)
-    # The backend the bot would use: the SQLite file only when no PostgreSQL URL is set
-    # (bot/storage/pg/storage.py `open_storage` decides the same way).
-    if settings.database_url is None:
-        results += await check_database(settings)
-    else:
-        results += await check_postgres(settings)
+    results += await admin.doctor_checks(settings)  # the backend the bot would use
     results += await asyncio.to_thread(check_bank, settings)
     if offline:
         results.append(Check("skip", "discord", "skipped (--offline)"))

@@ -42,9 +42,8 @@ from bot.infra.version import build_line, tpquiz_version
 from bot.ops.health import HeartbeatUnwritable, heartbeat_path_for, heartbeat_problem
 from bot.quiz.model import Bank
 from bot.quiz.periods import PERIODS, period_start
-from bot.storage import problems
+from bot.storage import admin
 from bot.storage.problems import DatabaseUnusable
-from bot.storage.sqlite.preflight import database_problem, run_problem
 from bot.ui.custom_ids import guild_id_arg
 
 if TYPE_CHECKING:
@@ -78,15 +77,8 @@ async def run_bot(settings: Settings, token: str, bank: Bank, templates: Templat
 
     They are passed in rather than loaded here so that the bank is read and checked once
     (the near-duplicate check on a large bank is the slow part of start-up).
-    On SQLite the file's run lock keeps a second process out; on PostgreSQL
-    (TPQUIZ_DATABASE_URL) the process first claims the lock of each shard it runs
-    (bot/infra/shard_lock.py), so a second process on the same shards is refused before it
-    migrates or connects to Discord, and gives them back when it stops.
     """
     from bot.infra.logs import setup_logging
-    from bot.infra.runlock import START_WAIT_SECONDS, hold_run_lock
-    from bot.ops.health import probe_heartbeat
-    from bot.storage.sqlite import Storage
 
     setup_logging(settings.log_level, settings.log_format, secrets=[token])
     log.info("starting %s", build_line())  # first, so a bug report's log names the build
@@ -94,59 +86,31 @@ async def run_bot(settings: Settings, token: str, bank: Bank, templates: Templat
     log.info("event loop: %s", type(asyncio.get_running_loop()).__module__)
     apply_endpoints(settings)
     heartbeat = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-    if settings.database_url is not None:
-        await _run_on_postgres(settings, token, bank, templates, heartbeat)
-        return
-    # The run lock tells `tpquiz restore` (and a second `tpquiz run`) that we are running.
-    with hold_run_lock(settings.db_path, wait=START_WAIT_SECONDS):
-        storage = await Storage.open(settings.db_path)
+    await _run_on_storage(settings, token, bank, templates, heartbeat)
+
+
+async def _run_on_storage(
+    settings: Settings, token: str, bank: Bank, templates: TemplateSet, heartbeat: Path | None
+) -> None:
+    """Hold the storage as `tpquiz run` does, serve, give it back.
+
+    `open_for_run` (bot/storage/factory.py) keeps a second process out: on SQLite the
+    file's run lock (which also tells `tpquiz restore` that a bot runs); on PostgreSQL
+    (TPQUIZ_DATABASE_URL) the lock of each shard this process runs
+    (bot/infra/shard_lock.py), claimed before it migrates or connects to Discord, watched
+    while it runs (lost to another process, the bot stops) and given back when it stops.
+    """
+    from bot.ops.health import probe_heartbeat
+    from bot.storage.factory import open_for_run
+
+    async with open_for_run(settings) as running:
         try:
             # After the lock: a second `run`, refused above, must not touch the heartbeat.
             probe_heartbeat(heartbeat)
         except BaseException:
-            await storage.close()
+            await running.storage.close()
             raise
-        await _serve(settings, token, bank, templates, storage)
-
-
-async def _run_on_postgres(
-    settings: Settings, token: str, bank: Bank, templates: TemplateSet, heartbeat: Path | None
-) -> None:
-    """Claim this process's shard locks, open the PostgreSQL stores, run, give both back."""
-    import asyncpg
-
-    from bot.infra.shard_lock import holder_name, shards_to_claim
-    from bot.infra.shards import Ownership
-    from bot.ops.health import probe_heartbeat
-    from bot.storage.pg.db import cannot_connect
-    from bot.storage.pg.shard_locks import PgShardLocks
-    from bot.storage.pg.storage import PgStorage
-
-    url = settings.database_url
-    assert url is not None
-    shard_ids, shard_count = shards_to_claim(Ownership.of(settings.shard_count, settings.shard_ids))
-    locks = PgShardLocks(url)
-    try:
-        await locks.claim(shard_ids, shard_count, holder_name())
-    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        raise DatabaseUnusable(cannot_connect(url, exc)) from None
-    # Watched from here on: a database restart drops the locks, and they are claimed
-    # again; taken meanwhile by another process, this one stops (ShardsLost).
-    watch = asyncio.create_task(locks.watch())
-    try:
-        storage = await PgStorage.open(url)
-        try:
-            probe_heartbeat(heartbeat)
-        except BaseException:
-            await storage.close()
-            raise
-        await _serve(settings, token, bank, templates, storage, stop_on=watch)
-        if watch.done():
-            watch.result()  # raises what stopped the bot
-    finally:
-        watch.cancel()
-        await asyncio.gather(watch, return_exceptions=True)
-        await locks.release()
+        await _serve(settings, token, bank, templates, running.storage, stop_on=running.stopped)
 
 
 async def _serve(
@@ -200,10 +164,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         settings = Settings.from_env()
         token = settings.require_token()
         heartbeat = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-        if settings.database_url is None:
-            problem = run_problem(settings.db_path) or heartbeat_problem(heartbeat)
-        else:  # no SQLite file is used: only the heartbeat's place is checked
-            problem = heartbeat_problem(heartbeat)
+        # The database's own checks first (a SQLite file's; none for a server), then the
+        # heartbeat's place.
+        problem = admin.run_problem(settings) or heartbeat_problem(heartbeat)
         if problem:
             raise ConfigError(problem)
         # Refuse to start on a broken bank or template; loaded once, here.
@@ -272,13 +235,10 @@ async def _standings(settings: Settings, guild_id: int, period: str) -> list[dic
 def cmd_leaderboard(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     try:
         settings = Settings.from_env()
-        if settings.database_url is None:
-            # The SQLite file must exist and be tpquiz's: a read never creates one.
-            if str(settings.db_path) == ":memory:":
-                raise ConfigError(problems.missing(settings.db_path))
-            problem = database_problem(settings.db_path, write=False)
-            if problem:
-                raise ConfigError(problem)
+        # A SQLite file must exist and be tpquiz's: a read never creates one.
+        problem = admin.read_problem(settings)
+        if problem:
+            raise ConfigError(problem)
         rows = asyncio.run(_standings(settings, args.guild, args.period))
     except (ConfigError, DatabaseUnusable) as exc:
         return _fail(str(exc))

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.infra.config import HEALTH_MAX_AGE_RANGE, ConfigError, Settings, parse_number
+from bot.storage import admin
+from bot.storage.admin import ServerTool
+from bot.storage.problems import BackupError
 
 __all__ = ["register", "cmd_backup", "cmd_restore", "cmd_doctor", "cmd_health"]
 
@@ -58,16 +61,16 @@ def _kib(size: int) -> str:
 def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Online backup of the live database (safe while the bot runs)."""
     from bot.infra.files import UnsafeTarget
-    from bot.storage.sqlite.backup import BackupError, backup_database
 
     try:
         settings = _settings(args)
     except ConfigError as exc:
         return _fail(err, "backup", str(exc), 2)
-    if settings.database_url is not None:
-        return _pg_backup(settings, args, out, err)
+    dump = admin.backup_tool(settings, args.dest)
+    if dump is not None:
+        return _server_backup(dump, out, err)
     try:
-        result = backup_database(settings.db_path, args.dest, overwrite=args.force, keep=args.keep)
+        result = admin.backup(settings, args.dest, overwrite=args.force, keep=args.keep)
     except (BackupError, UnsafeTarget) as exc:
         return _fail(err, "backup", str(exc))
     except OSError as exc:
@@ -81,18 +84,15 @@ def cmd_backup(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
     return 0
 
 
-def _pg_backup(settings: Settings, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _server_backup(dump: ServerTool, out: TextIO, err: TextIO) -> int:
     """On PostgreSQL there is no file to copy: say so, and print the pg_dump command.
 
     Exit 1, as nothing was backed up: a cron job calling `tpquiz backup` is told."""
-    from bot.storage.sqlite.backup import pg_dump_command
-
-    assert settings.database_url is not None
-    out.write(f"{pg_dump_command(settings.database_url, args.dest)}\n")
+    out.write(f"{dump.command}\n")
     return _fail(
         err,
         "backup",
-        f"TPQUIZ_DATABASE_URL is set ({settings.database_url.redacted}): the data is in"
+        f"TPQUIZ_DATABASE_URL is set ({dump.where}): the data is in"
         " PostgreSQL, and tpquiz backup copies only SQLite files, so nothing was written;"
         " back it up with pg_dump (the command above; set PGPASSWORD or use ~/.pgpass),"
         " and restore with pg_restore",
@@ -103,29 +103,24 @@ def cmd_restore(
     args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
 ) -> int:
     """Replace the database by a backup; refused while the bot runs."""
-    from bot.infra.runlock import RunLockHeld, hold_run_lock
-    from bot.storage.sqlite.backup import BackupError, check_restore_target, restore_database
+    from bot.infra.runlock import RunLockHeld
 
     try:
         settings = _settings(args)
     except ConfigError as exc:
         return _fail(err, "restore", str(exc), 2)
-    if settings.database_url is not None:
-        from bot.storage.sqlite.backup import pg_restore_command
-
-        command = pg_restore_command(settings.database_url, args.src)
+    tool = admin.restore_tool(settings, args.src)
+    if tool is not None:
         return _fail(
             err,
             "restore",
-            f"TPQUIZ_DATABASE_URL is set ({settings.database_url.redacted}): tpquiz restore"
+            f"TPQUIZ_DATABASE_URL is set ({tool.where}): tpquiz restore"
             f" replaces only SQLite files, so nothing was changed; stop the bots and restore"
-            f" the pg_dump with pg_restore (a plain .sql dump with psql): {command}",
+            f" the pg_dump with pg_restore (a plain .sql dump with psql): {tool.command}",
             2,
         )
     try:
-        check_restore_target(settings.db_path)
-        with hold_run_lock(settings.db_path, undo_on_error=True):
-            result = restore_database(Path(args.src), settings.db_path)
+        result = admin.restore(settings, Path(args.src))
     except RunLockHeld as exc:
         return _fail(
             err,
@@ -180,10 +175,8 @@ def cmd_health(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO =
         return 1
     max_age = args.max_age if args.max_age is not None else settings.health_max_age
     path = heartbeat_path_for(settings.db_path, settings.heartbeat_path)
-    # On PostgreSQL no file can be deleted under the bot, and TPQUIZ_DB names none: the
-    # heartbeat's last database write (a commit to the server) is the database's check.
-    on_file = settings.database_url is None and str(settings.db_path) != ":memory:"
-    verdict = check_heartbeat(path, max_age, db_path=settings.db_path if on_file else None)
+    # The database's file, when it is one, must still be there (`admin.database_file`).
+    verdict = check_heartbeat(path, max_age, db_path=admin.database_file(settings))
     out.write(f"{verdict.line}\n")
     return 0 if verdict.healthy else 1
 

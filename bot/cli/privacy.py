@@ -16,7 +16,8 @@ migrate it under the running (older) bot, so that is refused, as doctor does.
 database cannot be used, 2 a setting or argument is wrong.
 
 With TPQUIZ_DATABASE_URL set they work on that PostgreSQL database instead (issue 15),
-through `open_storage` and the same privacy store contract, so they print the same lines
+through `open_storage` and the same privacy store contract (the checks before opening
+through `bot.storage.admin`), so they print the same lines
 (tests/test_cli_pg.py). There the bots and these commands are ordinary transactions on
 one server; a write opens the database as `tpquiz run` does (migrating under the
 migration lock), an export reads it without migrating and refuses an older schema.
@@ -33,8 +34,8 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from bot.cli.guard import guarded
-from bot.infra.config import ConfigError, Settings
-from bot.storage import problems
+from bot.infra.config import Settings
+from bot.storage import admin
 from bot.ui.custom_ids import guild_id_arg, number
 
 __all__ = ["register"]
@@ -53,42 +54,25 @@ def user_id_arg(text: str) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    """The settings, with the SQLite file checked to exist when it is the database (these
-    commands never create one); on PostgreSQL (TPQUIZ_DATABASE_URL) there is no file."""
+    """The settings, with the database checked to exist (these commands never create one:
+    the SQLite file must be there, `admin.require_database`)."""
     if args.env_file is None:
         settings = Settings.from_env()
     else:
         settings = Settings.from_env(env_file=Path(args.env_file), env_file_required=True)
-    if settings.database_url is not None:
-        return settings
-    path = settings.db_path
-    if str(path) == ":memory:":
-        raise ConfigError(problems.in_memory())
-    if not path.exists():
-        raise ConfigError(problems.missing(path))
+    admin.require_database(settings)
     return settings
 
 
 def _with_storage(settings: Settings, work: Callable[[Any], Awaitable[T]], *, write: bool) -> T:
     """Open the database the settings name (read-only unless `write`), run `work(storage)`,
-    close it. On PostgreSQL a write opens it as `tpquiz run` does (migrating, under the
-    migration lock); an export reads it unmigrated."""
-    from bot.infra.runlock import running_pid
+    close it. A write is refused where opening would migrate under a running older bot
+    (`admin.refuse_migrating_under_a_bot`); on PostgreSQL a write opens the database as
+    `tpquiz run` does (migrating, under the migration lock); an export reads it unmigrated."""
     from bot.storage.factory import open_readonly, open_storage
-    from bot.storage.sqlite.backup import file_schema_version
-    from bot.storage.sqlite.migrate import migrations
 
-    path = settings.db_path
-    if (
-        write
-        and settings.database_url is None
-        and running_pid(path) is not None
-        and file_schema_version(path) < len(migrations())
-    ):
-        raise problems.DatabaseUnusable(
-            f"{path} is at an older schema and a bot is running on it: restart the bot "
-            "(it applies the migrations), then run this again"
-        )
+    if write:
+        admin.refuse_migrating_under_a_bot(settings)
 
     async def run() -> T:
         storage = await (open_storage(settings) if write else open_readonly(settings))

@@ -3,7 +3,7 @@ the question bank's maintainers (issue #13).
 
 `questions report` reads every first answer (of one server with --guild, else of every
 server the bot serves: the bank is shared, members stay per server) on a read-only
-connection, SQLite doing the per-member pass (`bot.storage.sqlite.itemstats.member_rows`: each
+connection, SQLite doing the per-member pass (bot/storage/sqlite/itemstats.py `member_rows`: each
 row arrives with its member's accuracy on their other answers), computes the figures
 with `bot.quiz.itemstats_fast.bank_stats_member_rows` (the same figures as
 `bot.quiz.itemstats.bank_stats`; docs/performance.md 7 has the times at a million
@@ -12,7 +12,8 @@ printed, only counts. `reports` lists members' problem reports; `reports resolve
 one with a note. With TPQUIZ_DATABASE_URL set, all three run on PostgreSQL through the
 storage contract (`open_storage`, read-only for the listings: never migrating), the
 server doing the same per-member pass; on SQLite they keep their own read-only
-connection, cheaper than opening the bot's storage. Exit status: 0 done, 1 the database or bank cannot be used (or no such
+connection, cheaper than opening the bot's storage (both reads: `bot.storage.admin`
+`first_answers` and `list_reports`). Exit status: 0 done, 1 the database or bank cannot be used (or no such
 report), 2 a setting is wrong.
 """
 
@@ -33,17 +34,15 @@ from bot.bank.template_files import load_templates
 from bot.bank.topic_names import topic_name
 from bot.cli.guard import guarded
 from bot.i18n import t
-from bot.infra.config import ConfigError, Settings
+from bot.infra.config import Settings
 from bot.quiz.itemstats import ItemStats, item_of
 from bot.quiz.itemstats_fast import bank_stats_member_rows
 from bot.quiz.model import LANGS, LETTERS, Bank, Question
-from bot.storage import problems
+from bot.storage import admin
 from bot.ui.custom_ids import guild_id_arg, number
 
 if TYPE_CHECKING:
-    from bot.quiz.itemstats_fast import MemberRow
     from bot.storage.contract import StorageContract
-    from bot.storage.records import Report
 
 T = TypeVar("T")
 
@@ -102,15 +101,6 @@ def _report_id(text: str) -> int:
     if value is None:
         raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a report number, e.g. 12")
     return value
-
-
-def _db_path() -> Path:
-    path = Settings.from_env().db_path
-    if str(path) == ":memory:":
-        raise ConfigError(problems.in_memory())
-    if not path.exists():
-        raise ConfigError(problems.missing(path))
-    return path
 
 
 def _where(question: Question) -> str:
@@ -221,7 +211,7 @@ def cmd_questions_report(
 def _with_storage(
     settings: Settings, work: Callable[[StorageContract], Awaitable[T]], *, readonly: bool
 ) -> T:
-    """`work` on the storage the settings name (here: PostgreSQL), closed after."""
+    """`work` on the storage the settings name, closed after."""
     import asyncio
 
     from bot.storage.factory import open_storage
@@ -236,37 +226,12 @@ def _with_storage(
     return asyncio.run(run())
 
 
-def _first_answers(
-    settings: Settings, guild_id: int | None
-) -> tuple[list[MemberRow], dict[str, int]]:
-    """The first answers as member rows and the open reports per question: on
-    PostgreSQL through the contract, on SQLite on a read-only connection of its own."""
-    if settings.database_url is not None:
-
-        async def read(storage: StorageContract) -> tuple[list[MemberRow], dict[str, int]]:
-            answers = await storage.items.member_rows(guild_id)
-            return answers, await storage.reports.open_counts(guild_id)
-
-        return _with_storage(settings, read, readonly=True)
-    from bot.storage.sqlite.itemstats import has_table, member_rows, open_readonly
-    from bot.storage.sqlite.reports import open_counts
-
-    conn = open_readonly(_db_path())
-    try:
-        answers = member_rows(conn, guild_id)
-        reports = open_counts(conn, guild_id) if has_table(conn, "reports") else {}
-    finally:
-        conn.close()
-    return answers, reports
-
-
 def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = Settings.from_env()
-    if settings.database_url is None:
-        _db_path()  # a missing file is a setting's error, before the bank loads
+    admin.require_database(settings)  # a missing file is a setting's error, before the bank loads
     pool, computed = _pool(settings)
     started = time.perf_counter()
-    answers, reports = _first_answers(settings, args.guild)
+    answers, reports = admin.first_answers(settings, args.guild)
     items = [item_of(q, computed=q.id in computed) for q in pool]
     stats = bank_stats_member_rows(items, answers, reports)
     stats = [s for s in stats if s.answers >= args.min_answers and (s.flagged or not args.flagged)]
@@ -329,28 +294,8 @@ def cmd_reports(
     return guarded("reports", err, lambda: _reports(args, out))
 
 
-def _list_reports(guild_id: int | None, open_only: bool) -> list[Report]:
-    settings = Settings.from_env()
-    if settings.database_url is not None:
-
-        async def read(storage: StorageContract) -> list[Report]:
-            return await storage.reports.find(guild_id, open_only=open_only)
-
-        return _with_storage(settings, read, readonly=True)
-    from bot.storage.sqlite.itemstats import has_table, open_readonly
-    from bot.storage.sqlite.reports import list_reports
-
-    conn = open_readonly(_db_path())
-    try:
-        if not has_table(conn, "reports"):
-            return []
-        return list_reports(conn, guild_id, open_only=open_only)
-    finally:
-        conn.close()
-
-
 def _reports(args: argparse.Namespace, out: TextIO) -> int:
-    found = _list_reports(args.guild, args.open)
+    found = admin.list_reports(Settings.from_env(), args.guild, open_only=args.open)
     if args.json:
         json.dump([r.as_dict() for r in found], out, ensure_ascii=False, indent=2)
         out.write("\n")
@@ -381,14 +326,14 @@ def cmd_reports_resolve(
 
 def _resolve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = Settings.from_env()
-    if settings.database_url is None:
-        _db_path()  # the file must exist: resolving never creates a database
+    admin.require_database(settings)  # resolving never creates a database
     note = args.note.strip()[:500]
 
-    async def work(storage: StorageContract) -> Report | None:
-        return await storage.reports.resolve(args.id, now_ms=int(time.time() * 1000), note=note)
-
-    report = _with_storage(settings, work, readonly=False)
+    report = _with_storage(
+        settings,
+        lambda storage: storage.reports.resolve(args.id, now_ms=int(time.time() * 1000), note=note),
+        readonly=False,
+    )
     if report is None:
         err.write(f"tpquiz reports resolve: there is no report #{args.id}\n")
         return 1

@@ -1,13 +1,13 @@
 """Copy every row of a SQLite database into an empty PostgreSQL one (issue 15's move).
 
 The foundation of `tpquiz db copy --from sqlite:///... --to-file PATH`
-(bot/cli/db.py, which also uses the helpers at the end of this module), and what the
-storage tests use to run one data set on both backends. Why it can be this plain: the
-two schemas are the same table by table (tests/storage/test_pg_schema.py), so each
-table's rows go across as they are, ids included, with asyncpg's COPY. Why it sits
+(bot/storage/copy_verify.py runs it, with the helpers at the end of this module), and
+what the storage tests use to run one data set on both backends. Why it can be this
+plain: the two schemas are the same table by table (tests/storage/test_pg_schema.py), so
+each table's rows go across as they are, ids included, with asyncpg's COPY. Why it sits
 beside the factory rather than in either backend: it reads one and writes the other, so
-it is the one module besides the factory that imports both, and neither backend
-imports the other.
+it and copy_verify.py are the modules besides the factory and the admin port that import
+both, and neither backend imports the other.
 
 The copy is one PostgreSQL transaction: it lands whole or not at all. It refuses a
 target at another schema version than the source, or one that already holds rows.
@@ -111,7 +111,7 @@ async def copy_from_sqlite(source: Path, target: PgDatabase) -> dict[str, int]:
     return copied
 
 
-# What `tpquiz db copy` (bot/cli/db.py) needs around the copy: whether the target
+# What `tpquiz db copy` (bot/storage/copy_verify.py) needs around the copy: whether the target
 # is empty, emptying it for --force, and the servers whose leaderboards it compares.
 
 

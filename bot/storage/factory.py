@@ -10,18 +10,29 @@ driver is imported only when the settings name PostgreSQL.
 Being the one module that sees both bundles, it also holds `_conforms`, mypy's proof that
 every store of both backends, and both bundles, satisfy bot/storage/contract.py (so the
 contract itself imports neither backend).
+
+`open_for_run` is what `tpquiz run` holds while it serves: the stores and what keeps a
+second process out, SQLite's run lock on the file or PostgreSQL's shard locks (claimed
+before anything else, bot/storage/pg/run.py). What the command line does besides opening
+the stores (`db status`, backup, doctor, ...) goes through `bot.storage.admin`, the one
+other module that looks at which backend the settings name.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from bot.infra.config import Settings
+    from bot.storage.contract import StorageContract
     from bot.storage.pg.storage import PgStorage
     from bot.storage.sqlite import Storage
 
-__all__ = ["open_readonly", "open_storage"]
+__all__ = ["Running", "open_for_run", "open_readonly", "open_storage"]
 
 
 async def open_storage(settings: Settings, *, readonly: bool = False) -> Storage | PgStorage:
@@ -135,3 +146,34 @@ if TYPE_CHECKING:
         bundle: StorageContract = Storage(db)
         bundle = PgStorage(pg)
         del bundle
+
+
+@dataclass(frozen=True)
+class Running:
+    """The storage `tpquiz run` serves on, from `open_for_run`."""
+
+    storage: StorageContract
+    #: Done when the process lost what lets it run (PostgreSQL's shard locks: its result
+    #: raises `ShardsLost`), so the bot stops; None on SQLite, whose run lock cannot be lost.
+    stopped: asyncio.Future[None] | None
+
+
+@asynccontextmanager
+async def open_for_run(settings: Settings) -> AsyncIterator[Running]:
+    """Hold what keeps a second `tpquiz run` out, open (and migrate) the storage, and yield
+    it: on SQLite under the file's run lock (RunLockHeld when another process holds it;
+    it also tells `tpquiz restore` a bot runs), on PostgreSQL under this process's shard
+    locks (ShardHeld). The caller closes the storage; the lock or the shard locks are
+    given back on the way out. The file's own checks (`run_problem`) come before, from
+    `bot.storage.admin.run_problem`, so a wrong setting is refused before the bank loads."""
+    if settings.database_url is not None:
+        from bot.storage.pg.run import claimed_storage
+
+        async with claimed_storage(settings) as (pg, watch):
+            yield Running(pg, watch)
+        return
+    from bot.infra.runlock import START_WAIT_SECONDS, hold_run_lock
+    from bot.storage.sqlite import Storage
+
+    with hold_run_lock(settings.db_path, wait=START_WAIT_SECONDS):
+        yield Running(await Storage.open(settings.db_path), None)

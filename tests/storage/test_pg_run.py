@@ -73,9 +73,9 @@ async def test_another_shard_count_is_refused_too(tmp_path: Path, pg_url: str) -
 async def test_the_locks_are_held_while_serving_and_given_back_after(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`_run_on_postgres` with `_serve` (Discord) replaced: shards 1 and 3 of 4 are
-    held while it serves, on a migrated database, and free again once it returns, also
-    when serving fails."""
+    """`_run_on_storage` on PostgreSQL (`open_for_run`'s shard claims) with `_serve`
+    (Discord) replaced: shards 1 and 3 of 4 are held while it serves, on a migrated
+    database, and free again once it returns, also when serving fails."""
     from bot.cli import main as cli
     from bot.infra.config import Settings
     from bot.storage.pg.shard_locks import holders
@@ -92,10 +92,10 @@ async def test_the_locks_are_held_while_serving_and_given_back_after(
 
     monkeypatch.setattr(cli, "_serve", serve)
     settings = Settings(database_url=url, shard_count=4, shard_ids=(1, 3))
-    await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+    await cli._run_on_storage(settings, "token", None, None, None)  # type: ignore[arg-type]
     assert await holders(url) == ({}, {})
     with pytest.raises(RuntimeError):
-        await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+        await cli._run_on_storage(settings, "token", None, None, None)  # type: ignore[arg-type]
     assert await holders(url) == ({}, {})
     newest = len(pg_migrations())
     assert seen == [([1, 3], newest), ([1, 3], newest)]
@@ -106,7 +106,7 @@ async def test_shards_taken_during_a_database_restart_stop_the_running_bot(
 ) -> None:
     """Issue 31, defect 2, as `tpquiz run` wires it: the shard locks' watch runs beside
     the bot, and when another process claimed the shard while PostgreSQL restarted, the
-    bot is closed (as by SIGTERM) and `_run_on_postgres` raises `ShardsLost`, whose one
+    bot is closed (as by SIGTERM) and `_run_on_storage` raises `ShardsLost`, whose one
     line `tpquiz run` prints (exit 2, as for any `ShardHeld`)."""
     from bot.cli import main as cli
     from bot.infra.config import Settings
@@ -128,7 +128,7 @@ async def test_shards_taken_during_a_database_restart_stop_the_running_bot(
 
     monkeypatch.setattr(cli, "_serve", serve)
     settings = Settings(database_url=url)
-    run = asyncio.create_task(cli._run_on_postgres(settings, "token", None, None, None))  # type: ignore[arg-type]
+    run = asyncio.create_task(cli._run_on_storage(settings, "token", None, None, None))  # type: ignore[arg-type]
     other = None
     try:
         await asyncio.wait_for(serving.wait(), 60)

@@ -1,6 +1,7 @@
 """What a PostgreSQL database holds and what an upgrade would run on it, without changing it.
 
-`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py) read from here
+`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py, through
+bot/storage/pg/admin.py) read from here
 when TPQUIZ_DATABASE_URL is set, as they read `bot.storage.sqlite.schema` for a SQLite
 file, so the commands print the same lines on both backends. Why a module of its own:
 the SQLite status reads the file read-only; here the database is opened without

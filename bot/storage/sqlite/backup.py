@@ -33,6 +33,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from bot.infra.files import check_target, fsync_dir
 from bot.storage import problems
+from bot.storage.problems import BackupError
 from bot.storage.sqlite.db import BUSY_TIMEOUT_MS
 from bot.storage.sqlite.migrate import migrations
 
@@ -55,10 +56,6 @@ __all__ = [
 BACKUP_PREFIX = "tpquiz-"
 BACKUP_SUFFIX = ".sqlite3"
 _SIDE_FILES = ("-wal", "-shm", "-journal")
-
-
-class BackupError(Exception):
-    """A backup or restore could not be done; the message says why and what to do."""
 
 
 @dataclass(frozen=True)

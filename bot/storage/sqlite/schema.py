@@ -1,6 +1,7 @@
 """What the database file holds and what an upgrade would do to it, without changing it.
 
-`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py) read from here.
+`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py, through
+bot/storage/sqlite/admin.py) read from here.
 Both must be safe on the live file of a running bot and on a backup volume, so the file
 is only ever opened read-only (`preflight.readonly_uri`), and a missing file is never
 created.

@@ -51,8 +51,6 @@ def bot_specs(args: argparse.Namespace) -> list[BotSpec]:
                     if loop == "uvloop":
                         check_uvloop(argv[0] if argv else sys.executable)
                     for backend in args.backends:
-                        if backend == "postgresql" and argv is not None:
-                            continue  # --also-tree runs on SQLite only
                         full = name + ("+pg" if backend == "postgresql" else "") + suffix
                         specs.append(BotSpec(full, argv, root, quiet, loop, full, backend))
             else:

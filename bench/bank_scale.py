@@ -48,8 +48,8 @@ BANKS: tuple[tuple[str, int, int, int, bool], ...] = (
 
 _START_UP = (
     "import sys\n"
-    "from bot.quiz.loader import BankError, load_bank\n"
-    "from bot.quiz.template_files import load_templates\n"
+    "from bot.bank.loader import BankError, load_bank\n"
+    "from bot.bank.template_files import load_templates\n"
     "try:\n"
     "    bank = load_bank(sys.argv[1:])\n"
     "except BankError:\n"

@@ -36,9 +36,9 @@ REPLY_EMBED: discord.Embed | None = None
 
 def tpquiz_like_embed() -> discord.Embed:
     """A typical tpquiz answer embed (a wrong answer: it has the most fields)."""
-    from bot import render
-    from bot.quiz.loader import load_bank
+    from bot.bank.loader import load_bank
     from bot.quiz.scoring import AnswerResult, MemberScore
+    from bot.ui import render
 
     question = next(iter(load_bank()))
     wrong = (question.correct_index + 1) % len(question.choices)

@@ -31,11 +31,12 @@ from typing import Any
 
 from bench.common import machine_line, table, write_json
 from bench.loopback_process import DISCORD_GLOBAL_RPS, LoopbackProcess
-from bot.cli import apply_endpoints
-from bot.client import TPQuizBot
-from bot.config import Settings
-from bot.quiz.loader import load_bank
-from bot.storage import Storage
+from bot.bank.loader import load_bank
+from bot.cli.main import apply_endpoints
+from bot.infra.config import Settings
+from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
+from bot.storage.sqlite import Storage
 
 #: Day 1 of the bench: a Monday; schedules were set the week before.
 DAY_1 = datetime(2030, 1, 7, 9, 0, 5, tzinfo=UTC)
@@ -100,7 +101,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             )
             apply_endpoints(settings)
             clock = FixedClock(DAY_1 - timedelta(hours=1))
-            bot = TPQuizBot(
+            bot = build_bot(
                 settings=settings,
                 storage=storage,
                 bank=bank,

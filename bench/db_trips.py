@@ -1,10 +1,10 @@
 """What a trip to the database thread costs, and what group commit saves per click.
 
-docs/performance.md §1 explains the click path by these figures: every statement sent
+docs/performance.md 1 explains the click path by these figures: every statement sent
 through aiosqlite is a round trip between the event loop and aiosqlite's thread, and
 `Database.call` (the database's own thread, for plain sqlite3 work) is one too; a click
 used to be one transaction of its own (BEGIN IMMEDIATE, its statements, COMMIT), now it
-shares one with the clicks in flight beside it (bot/storage/group_commit.py).
+shares one with the clicks in flight beside it (bot/storage/sqlite/group_commit.py).
 
 Measured, in one process, on a real file in a temporary directory, each as the median
 of `--repeat` runs:
@@ -34,8 +34,9 @@ from pathlib import Path
 
 from bench.common import machine_line, table, write_json
 from bot.quiz.model import Question
-from bot.storage import Storage
-from bot.storage.clicks import Click, record_click
+from bot.storage.click_read import Click
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.clicks import record_click
 from tests.factories import make_bank
 
 GUILD = 42

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 
 G = 5
 

@@ -31,8 +31,8 @@ from typing import Any
 import yaml
 
 from bench.common import machine_line, table, write_json
-from bot.bank_commands import main as bank_main
-from bot.quiz.importers import dump_yaml, import_aiken, import_gift, read_source
+from bot.bank.importers import dump_yaml, import_aiken, import_gift, read_source
+from bot.cli.bank import main as bank_main
 
 MB = 1_000_000
 _STEMS = [

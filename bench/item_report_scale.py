@@ -25,21 +25,21 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import summary_ms
-from bot.item_service import ItemStatsService
+from bot.cli.stats import report_rows
 from bot.quiz.itemstats import Item, ItemStats, bank_stats, item_of
 from bot.quiz.itemstats_fast import bank_stats_member_rows, bank_stats_rows
 from bot.quiz.model import Bank
-from bot.service import QuizService
-from bot.stats_commands import report_rows
-from bot.storage import Storage
-from bot.storage.itemstats import (
+from bot.services.items import ItemStatsService
+from bot.services.quiz import QuizService
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.itemstats import (
     first_answer_rows,
     first_answers,
     has_table,
     member_rows,
     open_readonly,
 )
-from bot.storage.reports import open_counts
+from bot.storage.sqlite.reports import open_counts
 
 GOAL_REPORT_S = 5.0
 GOAL_SERVER_P99_MS = 50.0

@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from bench.common import machine_line, table, write_json
-from bot.quiz.loader import load_bank
-from bot.quiz.near_duplicates import exhaustive_pairs, near_duplicate_pairs, normalise
+from bot.bank.loader import load_bank
+from bot.bank.near_duplicates import exhaustive_pairs, near_duplicate_pairs, normalise
 
 _WORDS = ["tensor", "pipeline", "ring", "rank", "shard", "gradient", "activation", "layer"]
 

@@ -8,7 +8,7 @@ run to the next, so only figures from one run compare). It reuses bench.storage_
 1. a throwaway PostgreSQL server (tests/pg_server.py's `PgServer`, in a temp dir);
 2. storage_scale's generated SQLite database (`--quick`: a tenth), migrated by
    `Storage.open`;
-3. `bot.storage.pg.copy.copy_from_sqlite` into an empty PostgreSQL database (timed, then
+3. `bot.storage.copy.copy_from_sqlite` into an empty PostgreSQL database (timed, then
    VACUUM (ANALYZE), timed apart: the test server runs without autovacuum, so nothing
    else would gather the planner's statistics or set the visibility map that lets the
    rank counts be index-only scans, as autovacuum would on a real server), verified: rows per table equal, and the
@@ -51,18 +51,19 @@ from bench.storage_scale import (
     scale_arguments,
     timed,
 )
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
 from bot.quiz.model import Bank, Question
-from bot.service import QuizService
-from bot.storage import Post, Storage
+from bot.services.quiz import QuizService
 from bot.storage.contract import AnswersContract, PostsContract, StandingsContract
+from bot.storage.copy import copy_from_sqlite
+from bot.storage.periods import month_start_ms, week_start_ms
 from bot.storage.pg.answers import PgAnswerStore
-from bot.storage.pg.copy import copy_from_sqlite
 from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.standings import PgStandings
-from bot.storage.standings import month_start_ms, week_start_ms
+from bot.storage.records import Post
+from bot.storage.sqlite import Storage
 from tests.pg_server import PgServer, find_bin_dir
 
 #: Servers whose leaderboards are compared after the copy: the biggest, then a sample.

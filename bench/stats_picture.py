@@ -1,4 +1,4 @@
-"""How long the `/tpquiz stats` picture takes to draw (bot/charts.py), and its size.
+"""How long the `/tpquiz stats` picture takes to draw (bot/ui/charts.py), and its size.
 
 The bot draws it in an executor, off the event loop; this times the drawing itself, for
 a member with every topic answered and twelve busy weeks (the largest picture).
@@ -13,8 +13,8 @@ import sys
 import time
 
 from bench.common import machine_line, summary_ms, table, write_json
-from bot.charts import stats_png
 from bot.quiz.model import TOPICS
+from bot.ui.charts import stats_png
 from cogs.stats import chart_labels
 
 WEEK_MS = 7 * 86_400_000

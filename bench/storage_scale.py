@@ -54,14 +54,16 @@ from bench.item_report_scale import (
     item_report_rows,
     item_report_side,
 )
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
 from bot.quiz.model import Bank, Question
 from bot.quiz.review import pick_round
-from bot.review import ReviewService
-from bot.service import QuizService
-from bot.storage import Post, Storage
-from bot.storage.db import _split_sql, migrations
-from bot.storage.standings import period_buckets
+from bot.services.quiz import QuizService
+from bot.services.review import ReviewService
+from bot.storage.migration_files import split_sql
+from bot.storage.periods import period_buckets
+from bot.storage.records import Post
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 
 #: The schema the generator writes (posts, answers, members, daily tables); newer
 #: migrations are applied by `Storage.open`, as on an upgrade.
@@ -100,7 +102,7 @@ def create_base_schema(path: Path) -> None:
             if version > BASE_VERSION:
                 break
             conn.execute("BEGIN")
-            for statement in _split_sql(sql):
+            for statement in split_sql(sql):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {version:d}")
             conn.execute("COMMIT")

@@ -27,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from bot.quiz.bank_files import bundled_question_files
-from bot.quiz.glossary import ruled_out_in
+from bot.bank.files import bundled_question_files
+from bot.bank.glossary import ruled_out_in
 from bot.quiz.model import LANGS
 
 try:

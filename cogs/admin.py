@@ -6,7 +6,7 @@ change who sees it in Integrations, so every call is checked again here against 
 caller's permissions in the channel (`interaction.permissions.manage_guild`), and refused
 with an ephemeral message otherwise.
 
-Handlers are glue: they read the interaction, call `bot.daily.DailyService` (through the
+Handlers are glue: they read the interaction, call `bot.services.daily.DailyService` (through the
 bot's daily poster for `daily now`, which has to send) and answer ephemerally in the
 caller's language.
 """
@@ -22,18 +22,18 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.daily import DailyOverview, DailyService
-from bot.daily_poster import DailyPoster, error_fields
 from bot.i18n import t
-from bot.options import check_options, refusal_for
 from bot.quiz.model import Lang
 from bot.quiz.schedule import format_time, timezone_suggestions
-from bot.render import QUESTION_COLOUR, day_label
-from bot.responses import AnyInteraction, reply, report_error, user_lang, within_deadline
-from bot.service import QuizError
+from bot.services.daily import DailyOverview, DailyService
+from bot.services.quiz import QuizError
+from bot.ui.options import check_options, refusal_for
+from bot.ui.poster import DailyPoster, error_fields
+from bot.ui.render import QUESTION_COLOUR, day_label
+from bot.ui.responses import AnyInteraction, reply, report_error, user_lang, within_deadline
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 

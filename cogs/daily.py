@@ -1,7 +1,7 @@
 """Daily question posts: the tick loop, sending each server's post, and the reveal edit.
 
 Every decision (which server is due, which question, when a post closes) is made by
-`bot.daily.DailyService` and the pure rules behind it; this module only talks to Discord.
+`bot.services.daily.DailyService` and the pure rules behind it; this module only talks to Discord.
 The order of operations is what makes it safe:
 
 1. the server's (guild, local date) slot is claimed in the database, with the post row,
@@ -15,7 +15,7 @@ The order of operations is what makes it safe:
 
 A 429 is left to discord.py's rate-limit handling. To stay under Discord's global limit
 (50 requests per second per bot) when many servers are due in the same minute, sends go
-through the bot's `DailyPoster` (`bot.daily_poster`): one semaphore and one even pacer,
+through the bot's `DailyPoster` (`bot.ui.poster`): one semaphore and one even pacer,
 shared by the tick, `daily now` and the reminders.
 
 Split into shards over several processes (TPQUIZ_SHARDS), a process posts and closes
@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
-from bot.daily_poster import TICK_SECONDS, Delivery
+from bot.ui.poster import TICK_SECONDS, Delivery
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 

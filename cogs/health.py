@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
-from bot.fault_log import FaultLog
-from bot.health import (
+from bot.infra.fault_log import FaultLog
+from bot.infra.pids import process_origin
+from bot.ops.health import (
     HEARTBEAT_INTERVAL,
     Heartbeat,
     evaluate,
@@ -31,15 +32,11 @@ from bot.health import (
     watchdog_enabled,
     write_heartbeat,
 )
-from bot.pids import process_origin
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
-
-#: The `meta` key the heartbeat commits to prove the database is writable.
-DB_PROBE_KEY = "health:heartbeat"
 
 
 def gateway_connected(bot: TPQuizBot) -> bool:
@@ -69,7 +66,8 @@ class HealthCog(commands.Cog):
         self.bot = bot
         settings = bot.settings
         # Beside the SQLite file; on PostgreSQL beside where TPQUIZ_DB would be.
-        db_path = getattr(bot.storage.db, "path", settings.db_path)
+        file = bot.db_probe.file
+        db_path = file if file is not None else settings.db_path
         self.path = heartbeat_path_for(db_path, settings.heartbeat_path)
         self.max_age = settings.health_max_age
         self.started_at = time.time()
@@ -107,7 +105,7 @@ class HealthCog(commands.Cog):
         the one line that says what is wrong, so only changes are logged.
         """
         try:
-            await self.bot.storage.meta.set(DB_PROBE_KEY, str(int(now)))
+            await self.bot.db_probe.write(now)
         except Exception as exc:
             self._db_faults.failed(exc)
             return
@@ -125,15 +123,16 @@ class HealthCog(commands.Cog):
             self.gateway_at = now
         latency = self.bot.latency
         await self._probe_database(now)
+        database = self.bot.db_probe.health()
         beat = Heartbeat(
             pid=os.getpid(),
             started_at=self.started_at,
             written_at=now,
             gateway_at=self.gateway_at,
-            db_write_at=self.bot.storage.db.last_write_at,
+            db_write_at=database.last_write_at,
             guilds=len(self.bot.guilds),
             latency=latency if connected and math.isfinite(latency) else None,
-            db_fault=self.bot.storage.db.fault,
+            db_fault=database.fault,
             host=self.origin[0],
             pid_ns=self.origin[1],
         )

@@ -1,6 +1,6 @@
 """The periodic refresh of each server's item statistics summary (issue #13).
 
-Glue only: the work is `bot.item_service.ItemStatsService.refresh_due` (the bot's
+Glue only: the work is `bot.services.items.ItemStatsService.refresh_due` (the bot's
 `items`). Every
 REFRESH_MINUTES, the servers whose first answers changed since their last refresh (or
 that have none yet, or a stale one) are recomputed, a bounded number of answers per
@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
-from bot.fault_log import FaultLog
-from bot.item_service import REFRESH_MINUTES
-from bot.storage.db import WriteFailed
+from bot.infra.fault_log import FaultLog
+from bot.services.items import REFRESH_MINUTES
+from bot.storage.errors import WriteFailed
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class ItemRefreshCog(commands.Cog):
         #: Set once the first tick after start is over (tests wait on it).
         self.first_tick = asyncio.Event()
         #: A full disk or a database that is down fails every refresh: one warning when
-        #: that starts and one line when a refresh works again (bot.fault_log).
+        #: that starts and one line when a refresh works again (bot.infra.fault_log).
         self.faults = FaultLog(
             log,
             "item statistics refresh: the database write failed (%s); the next one tries again",

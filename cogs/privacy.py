@@ -4,7 +4,7 @@ Both join the `tpquiz` group that cogs/quiz.py owns, as cogs/review.py does. For
 asks first: an ephemeral message with Confirm and Cancel buttons, `DynamicItem`s whose
 custom_id carries the server and the member, so a confirmation left open survives a
 restart and only that member, in that server, can press it. Nothing is deleted until
-Confirm is pressed. The work is in `bot.privacy` and bot/storage/members.py.
+Confirm is pressed. The work is in `bot.services.privacy` and bot/storage/sqlite/members.py.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.command_groups import join_group, leave_group
-from bot.custom_ids import number
 from bot.i18n import t
-from bot.options import check_options
 from bot.quiz.model import Lang
-from bot.responses import (
+from bot.ui.command_groups import join_group, leave_group
+from bot.ui.custom_ids import number
+from bot.ui.options import check_options
+from bot.ui.responses import (
     AnyInteraction,
     preamble,
     refuse_click,
@@ -33,7 +33,7 @@ from bot.responses import (
 )
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 

@@ -23,24 +23,24 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
-from bot.command_groups import (
+from bot.i18n import t
+from bot.quiz.itemstats import ItemStats
+from bot.quiz.model import Lang, Question
+from bot.services.items import REFRESH_MINUTES, ServerStats
+from bot.services.quiz import QuizError
+from bot.ui.command_groups import (
     check_admin_command,
     join_group,
     leave_group,
     require_manage_guild,
 )
-from bot.custom_ids import number
-from bot.i18n import t
-from bot.item_service import REFRESH_MINUTES, ServerStats
-from bot.quiz.itemstats import ItemStats
-from bot.quiz.model import Lang, Question
-from bot.render_items import pages_of, question_embed, questions_embed
-from bot.responses import AnyInteraction, preamble, reply, report_command_error, update
-from bot.service import QuizError
+from bot.ui.custom_ids import number
+from bot.ui.render_items import pages_of, question_embed, questions_embed
+from bot.ui.responses import AnyInteraction, preamble, reply, report_command_error, update
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
-    from bot.storage.reports import Report
+    from bot.runtime.bot import TPQuizBot
+    from bot.storage.records import Report
 
 log = logging.getLogger(__name__)
 

@@ -3,11 +3,11 @@
 This cog owns the `tpquiz` group; `/tpquiz review` (cogs/review.py) and `/tpquiz stats`
 (cogs/stats.py) join it from their own modules.
 
-Each handler reads the interaction, calls `bot.service` (through `bot.responses.preamble`:
+Each handler reads the interaction, calls `bot.services.quiz` (through `bot.ui.responses.preamble`:
 server check, language, deadline, error reply), and renders the result. The buttons are
 `DynamicItem`s whose custom_id carries all the state a click needs (test run, position
 and choice; a leaderboard page), so they keep working after a restart. A post's answer
-buttons are in `bot.buttons.answer`, as the daily posts show them too; this cog
+buttons are in `bot.ui.buttons.answer`, as the daily posts show them too; this cog
 registers them.
 """
 
@@ -21,16 +21,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import render
-from bot.buttons.answer import AnswerButton, answer_view
-from bot.buttons.report import report_view
-from bot.custom_ids import number, run_click
+from bot.bank.topic_names import topic_name
 from bot.i18n import t
-from bot.options import check_options
 from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
-from bot.quiz.topic_names import topic_name
-from bot.responses import (
+from bot.ui import render
+from bot.ui.buttons.answer import AnswerButton, answer_view
+from bot.ui.buttons.report import report_view
+from bot.ui.custom_ids import number, run_click
+from bot.ui.options import check_options
+from bot.ui.responses import (
     AnyInteraction,
     Caller,
     preamble,
@@ -41,8 +41,8 @@ from bot.responses import (
 )
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
-    from bot.storage.posts import Post
+    from bot.runtime.bot import TPQuizBot
+    from bot.storage.records import Post
 
 log = logging.getLogger(__name__)
 

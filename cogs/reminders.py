@@ -24,16 +24,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.buttons.review import start_view
-from bot.daily_poster import TICK_SECONDS, Pacer
-from bot.fault_log import FaultLog
 from bot.i18n import t
-from bot.reminders import DueReminder, ReminderService
-from bot.responses import user_lang
-from bot.storage.db import WriteFailed
+from bot.infra.fault_log import FaultLog
+from bot.services.reminders import DueReminder, ReminderService
+from bot.storage.errors import WriteFailed
+from bot.ui.buttons.review import start_view
+from bot.ui.poster import TICK_SECONDS, Pacer
+from bot.ui.responses import user_lang
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class ReminderCog(commands.Cog):
         self.bot = bot
         self.service: ReminderService = bot.reminders
         #: A full disk or a database that is down fails every claim of every tick: one
-        #: warning when that starts, one line when a claim works again (bot.fault_log).
+        #: warning when that starts, one line when a claim works again (bot.infra.fault_log).
         self.faults = FaultLog(
             log,
             "review reminders: the database write failed (%s); the next tick tries again",
@@ -75,7 +75,7 @@ class ReminderCog(commands.Cog):
 
     @property
     def pacer(self) -> Pacer:
-        """The daily posts' pacer: one budget for both (see `bot.daily_poster`)."""
+        """The daily posts' pacer: one budget for both (see `bot.ui.poster`)."""
         return self.bot.poster.pacer
 
     @tasks.loop(seconds=TICK_SECONDS)

@@ -1,8 +1,8 @@
 """Filing what the "Report a problem" modal submits (issue #13).
 
-Glue only: the button and the modal it opens are in `bot.buttons.report` (answer
+Glue only: the button and the modal it opens are in `bot.ui.buttons.report` (answer
 replies of several cogs show it); this extension registers the button, and
-`bot.reports_service.ReportService` (the bot's `reports`) files the report.
+`bot.services.reports.ReportService` (the bot's `reports`) files the report.
 
 The modal submission is handled by a listener on every interaction, not by the `Modal`
 object discord.py keeps in memory: a modal left open across a restart still files its
@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot.buttons.report import BODY_FIELD, REASON_FIELD, WHICH_FIELD, ReportButton
-from bot.custom_ids import number
 from bot.i18n import t
 from bot.quiz.reports import Refusal
-from bot.responses import Caller, preamble, reply
-from bot.service import QuizError
+from bot.services.quiz import QuizError
+from bot.ui.buttons.report import BODY_FIELD, REASON_FIELD, WHICH_FIELD, ReportButton
+from bot.ui.custom_ids import number
+from bot.ui.responses import Caller, preamble, reply
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
-    from bot.storage.reports import Report
+    from bot.runtime.bot import TPQuizBot
+    from bot.storage.records import Report
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ Glue only, beside `cogs.reports` (the member's side). The command joins the
 added from another module, so Manage Server and the options are checked here on the
 command (`check_admin_command`) and Manage Server again on every Resolve click (a button can be clicked by anyone who sees the message, and the
 custom_id can be forged). A report's body is a member's words: shown escaped
-(`bot.limits.echo`: no markdown, no mentions, one line) and sent with no allowed mentions.
+(`bot.ui.limits.echo`: no markdown, no mentions, one line) and sent with no allowed mentions.
 """
 
 from __future__ import annotations
@@ -18,23 +18,23 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
-from bot.command_groups import (
+from bot.i18n import t
+from bot.quiz.model import Lang
+from bot.services.quiz import QuizError
+from bot.storage.records import Report
+from bot.ui.command_groups import (
     check_admin_command,
     join_group,
     leave_group,
     require_manage_guild,
 )
-from bot.custom_ids import number
-from bot.i18n import t
-from bot.limits import echo
-from bot.quiz.model import Lang
-from bot.render import QUESTION_COLOUR
-from bot.responses import AnyInteraction, preamble, reply, report_command_error, update
-from bot.service import QuizError
-from bot.storage.reports import Report
+from bot.ui.custom_ids import number
+from bot.ui.limits import echo
+from bot.ui.render import QUESTION_COLOUR
+from bot.ui.responses import AnyInteraction, preamble, reply, report_command_error, update
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """A server that removes the bot: its data is deleted TPQUIZ_GUILD_RETENTION_DAYS later.
 
-Glue only (the decisions are in `bot.privacy`, the SQL in bot/storage/privacy.py).
+Glue only (the decisions are in `bot.services.privacy`, the SQL in bot/storage/sqlite/privacy.py).
 
 - GUILD_DELETE without `unavailable` means the bot was removed (kicked, or the server
   deleted): discord.py calls `on_guild_remove`, and the deletion is recorded as pending,
@@ -25,7 +25,7 @@ import discord
 from discord.ext import commands, tasks
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 

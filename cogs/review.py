@@ -2,8 +2,8 @@
 
 The command joins the `tpquiz` group that cogs/quiz.py owns (Discord allows one group of
 that name, and cogs/quiz.py is already long). The round's buttons and "Review now" are in
-`bot.buttons.review` (`/tpquiz stats` and the reminder DMs show "Review now" too); this
-extension registers them. The work is in `bot.review` and `bot.reminders`.
+`bot.ui.buttons.review` (`/tpquiz stats` and the reminder DMs show "Review now" too); this
+extension registers them. The work is in `bot.services.review` and `bot.services.reminders`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.buttons.review import ReviewButton, ReviewStartButton, open_review
-from bot.command_groups import join_group, leave_group
 from bot.i18n import t
-from bot.options import check_options
-from bot.responses import preamble, reply, report_command_error
+from bot.ui.buttons.review import ReviewButton, ReviewStartButton, open_review
+from bot.ui.command_groups import join_group, leave_group
+from bot.ui.options import check_options
+from bot.ui.responses import preamble, reply, report_command_error
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """`/tpquiz stats` (Turkish `istatistik`): the numbers, the review outlook and a picture.
 
 Joins the `tpquiz` group of cogs/quiz.py, like cogs/review.py. The picture is drawn by
-`bot.charts` in an executor, so the event loop keeps answering clicks meanwhile; the
+`bot.ui.charts` in an executor, so the event loop keeps answering clicks meanwhile; the
 embed stays complete for members who do not load images. A "Review now" button starts
 the member's `/tpquiz review` round.
 """
@@ -17,21 +17,21 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot import render
-from bot.buttons.review import ReviewStartButton, start_view
-from bot.charts import ChartLabels, stats_png
-from bot.command_groups import join_group, leave_group
+from bot.bank.topic_names import topic_name
 from bot.i18n import t
-from bot.limits import display_name
-from bot.options import check_options
 from bot.quiz.model import TOPICS, Lang
-from bot.quiz.topic_names import topic_name
-from bot.render_review import memory_fields
-from bot.responses import preamble, reply, report_command_error, user_lang
-from bot.service import StatsReport
+from bot.services.quiz import StatsReport
+from bot.ui import render
+from bot.ui.buttons.review import ReviewStartButton, start_view
+from bot.ui.charts import ChartLabels, stats_png
+from bot.ui.command_groups import join_group, leave_group
+from bot.ui.limits import display_name
+from bot.ui.options import check_options
+from bot.ui.render_review import memory_fields
+from bot.ui.responses import preamble, reply, report_command_error, user_lang
 
 if TYPE_CHECKING:
-    from bot.client import TPQuizBot
+    from bot.runtime.bot import TPQuizBot
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def chart_labels(name: str, lang: Lang) -> ChartLabels:
 async def _picture(
     bot: TPQuizBot, guild_id: int, user_id: int, report: StatsReport, name: str, lang: Lang
 ) -> bytes:
-    weeks = await bot.storage.progress.weeks(guild_id, user_id, bot.service.now_ms())
+    weeks = await bot.service.answers_per_week(guild_id, user_id)
     draw = partial(
         stats_png,
         per_topic=report.stats.per_topic,

@@ -28,7 +28,7 @@ def make_question(
         text=Text(tr=f"{qid} soru metni?", en=f"{qid} question text?"),
         choices=choices,
         explanation=Text(tr=f"{qid} açıklama", en=f"{qid} explanation"),
-        source="Shoeybi et al. 2019, §3",
+        source="Shoeybi et al. 2019, 3",
         tags=tags,
     )
 

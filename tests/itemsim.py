@@ -1,7 +1,7 @@
 """Simulated answers for the item statistics' tests: members of graded ability answer a
 few sound questions, and one planted question whose key is wrong (issue #13).
 
-Every answer goes through the bot's own recording transaction (`bot.storage.clicks.
+Every answer goes through the bot's own recording transaction (`bot.storage.sqlite.clicks.
 record_click`), on posts created as the bot creates them, so `first`, `correct` and the
 choice index are what the bot would have stored.
 """
@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.quiz.model import Question
-from bot.storage import Storage
-from bot.storage.clicks import Click, record_click
+from bot.storage.click_read import Click
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.clicks import record_click
 
 #: choose(member, ability 0..5, question) -> choice index in file order.
 Chooser = Callable[[int, int, Question], int]

@@ -6,9 +6,9 @@ from typing import cast
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from bot.charts import stats_figure, stats_png
+from bot.bank.topic_names import topic_name
 from bot.quiz.model import LANGS, TOPICS
-from bot.quiz.topic_names import topic_name
+from bot.ui.charts import stats_figure, stats_png
 from cogs.stats import chart_labels
 
 WEEK = 7 * 86_400_000

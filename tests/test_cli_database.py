@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import migrations
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.mounts import remount, tmpfs
 from tests.test_cli import FAKE_TOKEN, tpquiz
@@ -221,7 +221,7 @@ def test_a_database_in_an_unwritable_directory(
     as root, whom the kernel lets write anywhere)."""
     import os
 
-    from bot.storage import preflight
+    from bot.storage.sqlite import preflight
 
     folder = tmp_path / "srv"
     folder.mkdir()

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import files
-from bot.bank_commands import main
+from bot.cli.bank import main
+from bot.infra import files
 from tests.quiz.importers.test_gift import MIXED_SKIPPED
 
 FIXTURES = Path(__file__).parent / "quiz" / "fixtures"
@@ -318,7 +318,7 @@ def test_input_not_utf8(tmp_path: Path) -> None:
 
 
 def test_input_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.quiz.importers import source
+    from bot.bank.importers import source
 
     target = tmp_path / "secret.gift"
     target.write_text("Q {=a ~b}\n", encoding="utf-8")

@@ -3,7 +3,7 @@
 The database is filled through the bot's own recording code (tests/itemsim.py): 60
 members of graded ability in one server answer five sound questions of the bundled bank
 and one planted question whose key is wrong; 20 members of another server answer the
-planted one rightly. The commands run in-process through `bot.cli.main`.
+planted one rightly. The commands run in-process through `bot.cli.main.main`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.quiz.loader import load_bank
-from bot.storage.reports import Report, add_report
+from bot.bank.loader import load_bank
+from bot.cli.main import main
+from bot.storage.records import Report
+from bot.storage.sqlite.reports import add_report
 from tests.itemsim import simulate, wrong_key_chooser
 
 BIG, SMALL = 9, 8

@@ -2,7 +2,7 @@
 
 The simulated answers of tests/test_cli_itemstats.py (a planted wrong key among sound
 questions) are copied from their SQLite file into a real PostgreSQL database
-(`bot.storage.pg.copy.copy_from_sqlite`); the report printed with TPQUIZ_DATABASE_URL
+(`bot.storage.copy.copy_from_sqlite`); the report printed with TPQUIZ_DATABASE_URL
 set must be the one printed from the SQLite file, figure for figure, and the reports
 commands must read and change the PostgreSQL database, not the file.
 """
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.quiz.loader import load_bank
-from bot.storage.pg.copy import copy_from_sqlite
+from bot.bank.loader import load_bank
+from bot.cli.main import main
+from bot.storage.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.reports import PgReportStore
-from bot.storage.reports import Report
+from bot.storage.records import Report
 from tests.itemsim import simulate, wrong_key_chooser
 
 BIG, SMALL = 9, 8

@@ -14,10 +14,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.config import DatabaseUrl
-from bot.storage.pg.copy import copy_from_sqlite
+from bot.infra.config import DatabaseUrl
+from bot.storage.copy import copy_from_sqlite
+from bot.storage.migration_files import bundled
 from bot.storage.pg.db import PgDatabase
-from bot.storage.schema import bundled, read_status
+from bot.storage.sqlite.schema import read_status
 from tests.storage.test_schema import at_schema
 from tests.test_cli import tpquiz
 from tests.test_db_commands import _played
@@ -256,7 +257,7 @@ async def test_reads_refuse_an_empty_or_older_postgresql_database_in_one_line(
 
 
 def test_the_pg_restore_command_has_no_password(tmp_path: Path) -> None:
-    from bot.storage.backup import pg_restore_command
+    from bot.storage.sqlite.backup import pg_restore_command
 
     url = "postgresql://tpquiz:p%40ss-9@db.internal:5433/tpquiz?sslmode=require&password=p%40ss-9"
     command = pg_restore_command(DatabaseUrl(url), tmp_path / "my dump")

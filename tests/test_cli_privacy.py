@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.runlock import hold_run_lock
-from bot.storage import Storage
-from bot.storage.members import MEMBER_STEPS
+from bot.infra.runlock import hold_run_lock
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.members import MEMBER_STEPS
 from tests.factories import make_bank
 from tests.test_cli import tpquiz
 

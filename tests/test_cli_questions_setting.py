@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bot import cli
-from bot.config import ConfigError, Settings
-from bot.quiz import loader
+from bot.bank import loader
+from bot.cli import main as cli
+from bot.infra.config import ConfigError, Settings
 from tests.test_cli import FAKE_TOKEN, tpquiz
 
 EMPTY_ENTRY = (

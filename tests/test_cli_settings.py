@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import config
-from bot.config import ConfigError, Settings
-from bot.health import HEARTBEAT_INTERVAL
-from bot.version import build_line
+from bot.infra import config
+from bot.infra.config import ConfigError, Settings
+from bot.infra.version import build_line
+from bot.ops.health import HEARTBEAT_INTERVAL
 from tests.test_cli import FAKE_TOKEN, tpquiz
 
 #: Every command that reads settings, with the arguments it needs, and its prefix.

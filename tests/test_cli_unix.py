@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from tests.test_cli import FAKE_TOKEN, ROOT, tpquiz
 
 #: The version pip installed (the package metadata), not a constant in the code.

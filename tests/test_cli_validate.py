@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import bank_commands
-from bot.bank_commands import main, register
+from bot.cli import bank as bank_commands
+from bot.cli.bank import main, register
 from tests.quiz.test_loader import (
     FIXTURES,
     Expectation,
@@ -129,7 +129,7 @@ def test_validate_with_no_question_files_fails(tmp_path: Path) -> None:
 
 
 def test_register_works_on_the_leads_parser() -> None:
-    """bot/cli.py builds its own parser; register() must only add subcommands to it."""
+    """bot/cli/main.py builds its own parser; register() must only add subcommands to it."""
     parser = argparse.ArgumentParser(prog="tpquiz")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bot.custom_ids import INT64_MAX, number, run_click
+from bot.ui.custom_ids import INT64_MAX, number, run_click
 
 
 @pytest.mark.parametrize("text", ["0", "7", "1300000000000000001", str(INT64_MAX)])

@@ -1,4 +1,4 @@
-"""TPQUIZ_DATABASE_URL (bot/config.py): parsed, and its password never shown (issue 15)."""
+"""TPQUIZ_DATABASE_URL (bot/infra/config.py): parsed, and its password never shown (issue 15)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, DatabaseUrl, Settings, redact_url
+from bot.infra.config import ConfigError, DatabaseUrl, Settings, redact_url
 from tests.test_cli import FAKE_TOKEN, tpquiz
 
 SECRET = "s3cr3t-Pa55"

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.runlock import hold_run_lock
+from bot.infra.runlock import hold_run_lock
 from bot.storage import problems
+from bot.storage.migration_files import bundled
 from bot.storage.pg.db import PgDatabase
-from bot.storage.schema import bundled, read_status
+from bot.storage.sqlite.schema import read_status
 from tests.storage.test_schema import at_schema
 from tests.test_cli import tpquiz
 
@@ -169,7 +170,7 @@ def url_file(path: Path, url: str) -> Path:
 
 
 def _password(url: str) -> str:
-    from bot.config import DatabaseUrl
+    from bot.infra.config import DatabaseUrl
 
     secret = DatabaseUrl(url).password
     assert secret
@@ -219,8 +220,8 @@ async def test_a_copy_that_differs_is_reported_and_exits_1(
     import asyncio
     import io
 
-    from bot import db_commands
-    from bot.storage.pg import copy
+    from bot.cli import db as db_commands
+    from bot.storage import copy
 
     db = await _played(tmp_path / "q.sqlite3")
     real = copy.copy_from_sqlite

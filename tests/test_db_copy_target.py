@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.schema import bundled
+from bot.storage.migration_files import bundled
 from tests.storage.test_schema import at_schema
 from tests.test_cli import tpquiz
 from tests.test_db_commands import url_file

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from bot.client import EXTENSIONS, TPQuizBot
-from bot.config import Settings
-from bot.storage import Storage
+from bot.infra.config import Settings
+from bot.runtime.bot import EXTENSIONS
+from bot.runtime.compose import build_bot
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 
 
 @pytest.mark.parametrize("extension", EXTENSIONS)
 async def test_extension_loads_and_unloads(extension: str, tmp_path: Path) -> None:
     storage = await Storage.open(tmp_path / "ext.sqlite3")
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=tmp_path / "ext.sqlite3"),
         storage=storage,
         bank=make_bank(),

@@ -1,4 +1,4 @@
-"""bot/files.py: atomic replacement and refusal of targets that are not regular files."""
+"""bot/infra/files.py: atomic replacement and refusal of targets that are not regular files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.files import UnsafeTarget, write_atomic, write_atomic_text
+from bot.infra.files import UnsafeTarget, write_atomic, write_atomic_text
 
 
 def test_replaces_a_regular_file_whole(tmp_path: Path) -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, cast
 
-from bot.item_service import ItemStatsService
-from bot.service import QuizService
-from bot.storage.itemstats import Refresh, SummaryRead
+from bot.services.items import ItemStatsService
+from bot.services.quiz import QuizService
+from bot.storage.records import Refresh, SummaryRead
 from tests.factories import make_bank
 
 

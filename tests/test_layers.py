@@ -6,7 +6,7 @@ holds all SQL and must not know Discord. `cogs/` is glue: it reads interactions 
 calls services, and holds no SQL.
 
 Each cog is an extension that loads on its own (tests/test_extensions.py) and gets what
-it shares with others from the bot, which builds it in one place (`bot.client`). So a
+it shares with others from the bot, which is built in one place (`bot.runtime.compose`). So a
 cog does not import or load another cog, does not look one up (`get_cog`, `bot.cogs`),
 and does not set an attribute on the bot for others to find.
 
@@ -306,7 +306,7 @@ def test_a_cog_importing_or_loading_another_cog_fails(tmp_path: Path) -> None:
                 "from . import quiz\n"
                 "from .daily import helper\n"
                 "import cogs.quiz as q\n"
-                "from bot.buttons.answer import answer_view\n"
+                "from bot.ui.buttons.answer import answer_view\n"
                 "async def setup(bot):\n"
                 '    await bot.load_extension("cogs.quiz")\n'
                 '    await bot.load_extension("cogs.daily")\n'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.limits import CONTENT, EMBED_TOTAL, clip, display_name, echo, fit
+from bot.ui.limits import CONTENT, EMBED_TOTAL, clip, display_name, echo, fit
 
 
 def test_clip_keeps_short_text_and_cuts_long_text_with_an_ellipsis() -> None:

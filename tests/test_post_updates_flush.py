@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from bot.post_updates import CoalescedEdits
+from bot.ui.post_updates import CoalescedEdits
 
 
 async def test_flush_sends_the_pending_edits_now() -> None:

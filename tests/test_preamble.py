@@ -1,4 +1,4 @@
-"""`bot.responses.preamble`, the start every handler shares: the server check, the
+"""`bot.ui.responses.preamble`, the start every handler shares: the server check, the
 member's language, the work within Discord's deadline, and the error reply.
 
 The e2e tests drive it through real handlers; these pin what each step does on its own,
@@ -13,9 +13,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from bot.i18n import t
-from bot.limits import display_name
-from bot.responses import Caller, Done, preamble
-from bot.service import QuizError
+from bot.services.quiz import QuizError
+from bot.ui.limits import display_name
+from bot.ui.responses import Caller, Done, preamble
 
 
 class _Response:

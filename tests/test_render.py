@@ -7,12 +7,12 @@ import random
 import discord
 import pytest
 
-from bot import render
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
 from bot.quiz.model import LANGS, Bank
 from bot.quiz.picking import shuffled_order
 from bot.quiz.scoring import AnswerResult, MemberScore
 from bot.quiz.testrun import TestAnswer
+from bot.ui import render
 
 # https://discord.com/developers/docs/resources/message#embed-object-embed-limits
 TITLE, DESCRIPTION, FIELD_NAME, FIELD_VALUE, FOOTER, TOTAL, FIELDS = (
@@ -81,8 +81,8 @@ def test_every_template_draw_renders_within_limits() -> None:
     """Computed questions: 10 draws of each template, every embed a post can show."""
     from datetime import date
 
-    from bot.quiz.template_files import load_templates
-    from bot.storage import Post
+    from bot.bank.template_files import load_templates
+    from bot.storage.records import Post
 
     rng = random.Random(1)
     score = MemberScore(1, "x" * 32, 10_000, 20_000, 10_000, 500, 900)
@@ -111,8 +111,8 @@ def test_every_template_draw_renders_within_limits() -> None:
 def test_every_post_and_the_admins_view_name_the_topic_never_its_slug(bank: Bank) -> None:
     from datetime import date
 
-    from bot import render_items
-    from bot.storage import Post
+    from bot.storage.records import Post
+    from bot.ui import render_items
 
     question = bank["attention-split-01"]
     order = tuple(range(len(question.choices)))
@@ -136,8 +136,8 @@ def test_every_post_and_the_admins_view_name_the_topic_never_its_slug(bank: Bank
 
 
 def test_stats_name_each_topic_and_the_weakest_in_the_readers_language() -> None:
-    from bot.service import StatsReport
-    from bot.storage import MemberStats
+    from bot.services.quiz import StatsReport
+    from bot.storage.records import MemberStats
 
     per_topic = {"rng-and-dropout": (4, 1), "basics": (2, 2), "vs-other-parallelism": (5, 2)}
     stats = MemberStats(MemberScore(1, "ayşe", 5, 11, 5), 3, per_topic, None)

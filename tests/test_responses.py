@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from bot.i18n import t
-from bot.responses import report_error
-from bot.service import AnswerNotSaved
-from bot.storage.db import WriteFailed
+from bot.services.quiz import AnswerNotSaved
+from bot.storage.errors import WriteFailed
+from bot.ui.responses import report_error
 
 
 class _Response:
@@ -49,7 +49,7 @@ async def test_an_answer_that_was_not_saved_says_so_plainly(
     locale: str, text: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     interaction = _interaction(locale)
-    caplog.set_level(logging.WARNING, logger="bot.responses")
+    caplog.set_level(logging.WARNING, logger="bot.ui.responses")
     await report_error(interaction, AnswerNotSaved("database or disk is full (SQLITE_FULL)"))
     assert interaction.response.sent == [{"content": text, "ephemeral": True}]
     assert [(r.levelno, r.getMessage(), r.exc_info) for r in caplog.records] == [
@@ -66,7 +66,7 @@ async def test_any_other_write_that_failed_is_one_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     interaction = _interaction("en-GB")
-    caplog.set_level(logging.WARNING, logger="bot.responses")
+    caplog.set_level(logging.WARNING, logger="bot.ui.responses")
     await report_error(interaction, WriteFailed("database is locked (SQLITE_BUSY)"))
     assert interaction.response.sent == [{"content": t("write_failed", "en"), "ephemeral": True}]
     assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [

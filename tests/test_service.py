@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import AnswerNotSaved, QuizError, QuizService
-from bot.storage import Storage
+from bot.services.quiz import AnswerNotSaved, QuizError, QuizService
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 
 GUILD = 5

@@ -1,4 +1,4 @@
-"""The shard rules (bot/shards.py) and the three shard settings (bot/config.py)."""
+"""The shard rules (bot/infra/shards.py) and the three shard settings (bot/infra/config.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, Settings
-from bot.shards import Ownership, format_shard_ids, parse_shard_ids, shard_of
+from bot.infra.config import ConfigError, Settings
+from bot.infra.shards import Ownership, format_shard_ids, parse_shard_ids, shard_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,7 +83,7 @@ def test_ownership() -> None:
 
 
 def test_the_ownership_module_knows_no_discord_or_database() -> None:
-    tree = ast.parse((ROOT / "bot" / "shards.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "bot" / "infra" / "shards.py").read_text(encoding="utf-8"))
     imported = {
         alias.name if isinstance(node, ast.Import) else node.module or ""
         for node in ast.walk(tree)
@@ -141,7 +141,7 @@ def test_shard_settings_refused_with_one_line(env: dict[str, str], message: str)
 
 
 def test_shard_lock_seam() -> None:
-    from bot.shard_lock import ShardHeld, advisory_key, shards_to_claim
+    from bot.infra.shard_lock import ShardHeld, advisory_key, shards_to_claim
 
     assert shards_to_claim(Ownership()) == ((0,), 1)
     assert shards_to_claim(Ownership.of(4, None)) == ((0, 1, 2, 3), 4)

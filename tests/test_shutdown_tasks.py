@@ -9,7 +9,7 @@ import logging
 
 import pytest
 
-from bot.client import finish_interaction_tasks
+from bot.runtime.bot import finish_interaction_tasks
 
 
 async def test_handlers_that_finish_in_time_are_left_alone() -> None:
@@ -28,7 +28,7 @@ async def test_handlers_that_finish_in_time_are_left_alone() -> None:
 async def test_handlers_still_running_after_the_grace_are_cancelled(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="bot.client")
+    caplog.set_level(logging.WARNING, logger="bot.runtime.bot")
     forever = asyncio.Event()
     replied: list[str] = []
 

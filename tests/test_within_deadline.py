@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.responses import within_deadline
+from bot.ui.responses import within_deadline
 
 
 class _Response:
@@ -106,7 +106,7 @@ async def test_a_failed_defer_is_logged_and_the_result_kept(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     interaction = _interaction(defer_fails=True)
-    caplog.set_level(logging.WARNING, logger="bot.responses")
+    caplog.set_level(logging.WARNING, logger="bot.ui.responses")
     result = await within_deadline(
         interaction, _slow(interaction, "kept"), ephemeral=True, defer_after=0
     )

@@ -5,7 +5,7 @@ the answer rows, the member's totals and streak, their week and month totals, th
 review card, the post's answer count and, on a daily post, their daily streak. Every
 one of those is decided here, from a `ClickBefore` that storage reads inside the click's
 transaction; storage then writes the `ClickDecision` and decides nothing itself
-(bot/storage/clicks.py). The schema only guards integrity (one answer per member per
+(bot/storage/sqlite/clicks.py). The schema only guards integrity (one answer per member per
 post, one scoring answer per member per question), not these rules.
 
 No discord, no database, no clock: `now_ms` comes in with the click.
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from .memory import CardState, review
-from .schedule import next_daily_streak
-from .scoring import AnswerResult, MemberScore, next_streak, points_for
+from bot.quiz.memory import CardState, review
+from bot.quiz.schedule import next_daily_streak
+from bot.quiz.scoring import AnswerResult, MemberScore, next_streak, points_for
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .model import LETTERS, Question
+from bot.quiz.model import LETTERS, Question
 
 #: No flag before this many first answers; the figures still say how many there are.
 MIN_FLAG_ANSWERS = 30

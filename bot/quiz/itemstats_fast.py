@@ -6,10 +6,10 @@ test_itemstats_fast.py compares them with it on random data):
 
 - `bank_stats_rows`, over the plain tuples of the first answers: member totals in two
   `Counter`s, a sort per question for the thirds, `statistics.correlation` per
-  question. About 8 s at a million answers (docs/performance.md §7): every step walks
+  question. About 8 s at a million answers (docs/performance.md 7): every step walks
   every answer in Python bytecode.
 - `bank_stats_member_rows`, what `tpquiz questions report` and the admin view's refresh
-  use: SQLite does the per-member pass (`bot.storage.itemstats.member_rows`: each row
+  use: SQLite does the per-member pass (`bot.storage.sqlite.itemstats.member_rows`: each row
   arrives with its member's accuracy on their other answers, in (guild, user) order),
   and Python only counts, mostly in C: the correlation from how often each distinct
   (right, accuracy) pair occurs, with the same exact sums `statistics.correlation`
@@ -25,7 +25,7 @@ from itertools import compress
 from math import sqrt
 from operator import itemgetter
 
-from .itemstats import (
+from bot.quiz.itemstats import (
     FirstAnswer,
     Item,
     ItemStats,
@@ -111,14 +111,14 @@ def _item_stats(
 
 # -- rows that arrive with their member's figures (SQLite did the per-member pass) ----
 
-#: One first answer as `bot.storage.itemstats.member_rows` reads it, in (guild, user)
+#: One first answer as `bot.storage.sqlite.itemstats.member_rows` reads it, in (guild, user)
 #: order: (question, correct 0/1, the member's accuracy on their *other* first answers or
 #: None when they have no other, choice).
 MemberRow = tuple[str, int, float | None, int]
 
 
 def member_rows(answers: Iterable[FirstAnswer]) -> list[MemberRow]:
-    """What `bot.storage.itemstats.member_rows` reads from the database, computed in
+    """What `bot.storage.sqlite.itemstats.member_rows` reads from the database, computed in
     Python: the straightforward definition of those rows, for tests and small sets."""
     ordered = sorted(answers, key=lambda a: (a.guild_id, a.user_id))
     totals = member_totals(ordered)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
-from .model import Lang
+from bot.quiz.model import Lang
 
 #: Units a computed answer may carry; written the same way in both languages.
 UNITS: tuple[str, ...] = ("", "%", "B", "KiB", "MiB", "GiB", "GB", "GB/s", "s", "ms", "µs")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Sequence
 
-from .model import Bank, Question
+from bot.quiz.model import Bank, Question
 
 
 class NoQuestions(LookupError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time
 
-from .schedule import DailyConfig, due_date, parse_time
+from bot.quiz.schedule import DailyConfig, due_date, parse_time
 
 #: Cards due before a reminder is worth sending.
 MIN_DUE = 5

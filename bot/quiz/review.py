@@ -12,9 +12,9 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from .memory import DAY_MS
-from .model import Bank
-from .scoring import accuracy
+from bot.quiz.memory import DAY_MS
+from bot.quiz.model import Bank
+from bot.quiz.scoring import accuracy
 
 ROUND_SIZE = 10
 

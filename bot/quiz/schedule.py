@@ -30,7 +30,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from .model import Bank, Question
+from bot.quiz.model import Bank, Question
 
 DEFAULT_TIME = time(9, 0)
 DEFAULT_TIMEZONE = "UTC"

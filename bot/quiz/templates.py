@@ -1,4 +1,4 @@
-"""Computed questions: templates whose numbers are drawn for each post (issue #9 §4).
+"""Computed questions: templates whose numbers are drawn for each post (issue #9 4).
 
 A `Template` holds texts with placeholders, parameters (each a small set of values that
 make sense together), constraints between them, the formula of the right answer and three
@@ -26,8 +26,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .expressions import Expression, ExpressionError
-from .model import (
+from bot.quiz.expressions import Expression, ExpressionError
+from bot.quiz.model import (
     MAX_CHOICE_TEXT,
     MAX_EXPLANATION,
     MAX_FEEDBACK,
@@ -38,7 +38,14 @@ from .model import (
     Question,
     Text,
 )
-from .numbers import MAX_DIGITS, NumberError, exact_decimals, format_number, too_long, with_unit
+from bot.quiz.numbers import (
+    MAX_DIGITS,
+    NumberError,
+    exact_decimals,
+    format_number,
+    too_long,
+    with_unit,
+)
 
 #: Tag on every question made from a template.
 COMPUTED_TAG = "computed"

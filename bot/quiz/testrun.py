@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .model import STARTING_TAG, Bank, Question
-from .picking import shuffled_order
+from bot.quiz.model import STARTING_TAG, Bank, Question
+from bot.quiz.picking import shuffled_order
 
 
 @dataclass(frozen=True, slots=True)

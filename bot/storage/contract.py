@@ -3,39 +3,49 @@
 Why: issue 15 adds PostgreSQL beside SQLite, and the services, cogs and operations code
 must not know which one they run on. Each Protocol here is one store's public methods,
 written from the SQLite stores as they are today; a PostgreSQL store satisfies the same
-Protocol. mypy checks both sides: `_conforms` below assigns every SQLite store (and
-every PostgreSQL store that exists) to its Protocol, so a store whose methods drift
-from the contract fails `make lint` at that line.
+Protocol. mypy checks both sides: `_conforms` in bot/storage/factory.py (where the
+backends are chosen, so it imports both) assigns every SQLite and PostgreSQL store, and
+both bundles, to its Protocol, so a store whose methods drift from the contract fails `make lint` at
+that line. This module imports neither backend: the records and errors it speaks of
+are bot/storage/records.py's and bot/storage/errors.py's.
 
-Item statistics (itemstats.py's plain-sqlite3 functions) are behind `ItemStatsContract`
-(`ItemStatsStore` in items.py, `PgItemStatsStore` in pg/itemstats.py). The click path's
-own (clicks.py, cards.py's write_card) have their PostgreSQL twin in bot/storage/pg/clicks.py, behind
-`AnswersContract`; members.py's steps (a member's export and deletion) theirs in
-bot/storage/pg/members.py, behind `PrivacyContract`; reports.py's functions are behind
-`ReportsContract` (`ReportStore`, `PgReportStore`).
+Item statistics (sqlite/itemstats.py's plain-sqlite3 functions) are behind
+`ItemStatsContract` (`ItemStatsStore` in sqlite/items.py, `PgItemStatsStore` in
+pg/itemstats.py). The click path's own (sqlite/clicks.py, sqlite/cards.py's write_card)
+have their PostgreSQL twin in bot/storage/pg/clicks.py, behind `AnswersContract`;
+sqlite/members.py's steps (a member's export and deletion) theirs in
+bot/storage/pg/members.py, behind `PrivacyContract`; sqlite/reports.py's functions are
+behind `ReportsContract` (`ReportStore`, `PgReportStore`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from bot.quiz.click import DailyStreak
     from bot.quiz.itemstats import ItemStats
     from bot.quiz.itemstats_fast import MemberRow
     from bot.quiz.memory import CardState
     from bot.quiz.model import Question
     from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
-
-    from .daily import DailySettings, DailyStreak
-    from .itemstats import Chunk, Refresh, SummaryRead
-    from .posts import Post
-    from .privacy import PendingRemoval
-    from .reminders import ReminderRow
-    from .reports import Report
-    from .standings import MemberStats, RankedScore
-    from .test_runs import TestRun
+    from bot.storage.records import (
+        Chunk,
+        DailySettings,
+        MemberStats,
+        PendingRemoval,
+        Post,
+        RankedScore,
+        Refresh,
+        ReminderRow,
+        Report,
+        StorageHealth,
+        SummaryRead,
+        TestRun,
+    )
 
 __all__ = [
     "AnswersContract",
@@ -56,7 +66,7 @@ __all__ = [
 
 
 class GuildsContract(Protocol):
-    """Per-server settings (bot/storage/guilds.py GuildSettingsStore)."""
+    """Per-server settings (bot/storage/sqlite/guilds.py GuildSettingsStore)."""
 
     async def language(self, guild_id: int) -> str | None: ...
 
@@ -64,7 +74,7 @@ class GuildsContract(Protocol):
 
 
 class MetaContract(Protocol):
-    """Bot-wide key/value metadata (bot/storage/guilds.py MetaStore)."""
+    """Bot-wide key/value metadata (bot/storage/sqlite/guilds.py MetaStore)."""
 
     async def get(self, key: str) -> str | None: ...
 
@@ -286,11 +296,16 @@ class PrivacyContract(Protocol):
 
     async def pending_removals(self) -> list[PendingRemoval]: ...
 
-    async def delete_due(self, now_ms: int) -> list[int]: ...
+    async def delete_due(
+        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
+        """Delete every server whose removal is due at `now_ms`, skipping those `owns`
+        says another process deletes (its shards); the servers deleted."""
+        ...
 
 
 class ReportsContract(Protocol):
-    """Members' problem reports (bot/storage/reports.py ReportStore)."""
+    """Members' problem reports (bot/storage/sqlite/reports.py ReportStore)."""
 
     async def add(
         self,
@@ -335,7 +350,7 @@ class ReportsContract(Protocol):
 
 class ItemStatsContract(Protocol):
     """Members' first answers as the item statistics read them, and each server's summary
-    a periodic refresh keeps (bot/item_service.py; the rules in bot/storage/itemstats.py:
+    a periodic refresh keeps (bot/services/items.py; the rules in bot/storage/sqlite/itemstats.py:
     `summary` reads state, figures and open reports at once, `stats` None unless fresh
     for `pool_key`; `member_rows[_chunk]` in (guild, user) order, chunks of whole members;
     `write_summary` False when the generation moved since `refresh_start`)."""
@@ -371,9 +386,14 @@ class ItemStatsContract(Protocol):
 
 
 class StorageContract(Protocol):
-    """The bundle of every store over one database: `bot.storage.Storage` (SQLite) and
+    """The bundle of every store over one database: `bot.storage.sqlite.Storage` and
     `bot.storage.pg.storage.PgStorage`, as `open_storage(settings)` returns them.
-    Read-only properties, so each backend's own store classes satisfy them."""
+    Read-only properties, so each backend's own store classes satisfy them.
+
+    Besides the stores, the three hooks the runtime and the heartbeat need of the
+    database as a whole, so that no code outside bot/storage/ reads a backend's
+    database object or asks which backend it has: `observe` (the commit metrics),
+    `health` and `file` (the heartbeat)."""
 
     @property
     def posts(self) -> PostsContract: ...
@@ -402,69 +422,26 @@ class StorageContract(Protocol):
     @property
     def items(self) -> ItemStatsContract: ...
 
+    @property
+    def file(self) -> Path | None:
+        """The database file (SQLite: the heartbeat is written beside it); None for a
+        database on a server (PostgreSQL)."""
+        ...
+
+    def health(self) -> StorageHealth:
+        """The last committed write and the fault, if any, for the heartbeat."""
+        ...
+
+    def observe(
+        self,
+        *,
+        on_commit: Callable[[float], None] | None = None,
+        on_click_batch: Callable[[int], None] | None = None,
+    ) -> None:
+        """Call `on_commit(seconds)` after each committed write transaction and
+        `on_click_batch(clicks)` after each batch of clicks written together (SQLite's
+        group commit; PostgreSQL writes each click in its own transaction and never
+        calls it). None stops the call."""
+        ...
+
     async def close(self) -> None: ...
-
-
-if TYPE_CHECKING:
-    from . import Storage
-    from .answers import AnswerStore
-    from .cards import CardStore
-    from .daily import DailyStore
-    from .db import Database
-    from .guilds import GuildSettingsStore, MetaStore
-    from .items import ItemStatsStore
-    from .pg.answers import PgAnswerStore
-    from .pg.daily import PgDailyStore
-    from .pg.db import PgDatabase
-    from .pg.guilds import PgGuildSettingsStore, PgMetaStore
-    from .pg.itemstats import PgItemStatsStore
-    from .pg.posts import PgPostStore
-    from .pg.privacy import PgPrivacyStore
-    from .pg.reads import PgCardStore, PgProgressStore
-    from .pg.reminders import PgReminderStore
-    from .pg.reports import PgReportStore
-    from .pg.standings import PgStandings
-    from .pg.storage import PgStorage
-    from .pg.test_runs import PgTestRunStore
-    from .posts import PostStore
-    from .privacy import PrivacyStore
-    from .progress import ProgressStore
-    from .reminders import ReminderStore
-    from .reports import ReportStore
-    from .standings import Standings
-    from .test_runs import TestRunStore
-
-    def _conforms(db: Database, pg: PgDatabase) -> None:
-        """Never called: mypy checks that each store satisfies its contract."""
-        guilds: GuildsContract = GuildSettingsStore(db)
-        meta: MetaContract = MetaStore(db)
-        posts: PostsContract = PostStore(db)
-        answers: AnswersContract = AnswerStore(db)
-        standings: StandingsContract = Standings(db)
-        test_runs: TestRunsContract = TestRunStore(db)
-        daily: DailyContract = DailyStore(db)
-        cards: CardsContract = CardStore(db)
-        progress: ProgressContract = ProgressStore(db)
-        reminders: RemindersContract = ReminderStore(db)
-        privacy: PrivacyContract = PrivacyStore(db)
-        reports: ReportsContract = ReportStore(db)
-        items: ItemStatsContract = ItemStatsStore(db)
-        items = PgItemStatsStore(pg)
-        del items
-        guilds = PgGuildSettingsStore(pg)
-        meta = PgMetaStore(pg)
-        posts = PgPostStore(pg)
-        test_runs = PgTestRunStore(pg)
-        cards = PgCardStore(pg)
-        progress = PgProgressStore(pg)
-        reminders = PgReminderStore(pg)
-        standings = PgStandings(pg)
-        privacy = PgPrivacyStore(pg)
-        reports = PgReportStore(pg)
-        answers = PgAnswerStore(pg)
-        daily = PgDailyStore(pg)
-        del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
-        del reminders, privacy, reports
-        bundle: StorageContract = Storage(db)
-        bundle = PgStorage(pg)
-        del bundle

@@ -4,7 +4,9 @@
 broken set-ups (a directory where the file should be, a read-only file, a file that is
 not SQLite, one written by a newer tpquiz). Each sentence is written once, here, so an
 operator reads the same words whichever command found the problem. This module holds
-only text and the exception that carries it; `bot.storage.preflight` does the looking.
+only text and the exceptions that carry it; `bot.storage.sqlite.preflight` does the looking.
+`BackupError` is here, not in bot/storage/sqlite/backup.py which raises it, so that
+`tpquiz backup` and `restore` catch it without importing a backend.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 from pathlib import Path
 
 __all__ = [
+    "BackupError",
     "DatabaseUnusable",
     "cannot_create",
     "cannot_open",
@@ -37,6 +40,10 @@ __all__ = [
 
 class DatabaseUnusable(Exception):
     """The database cannot be used as asked; the message is one sentence saying why."""
+
+
+class BackupError(Exception):
+    """A backup or restore could not be done; the message says why and what to do."""
 
 
 def _user() -> str:

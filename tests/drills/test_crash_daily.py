@@ -1,7 +1,7 @@
 """SIGKILL in the middle of a burst of clicks on a daily post.
 
 A click on a daily post writes the answer and the member's daily streak. They are one
-transaction (bot/storage/clicks.py), shared with the clicks beside it (group commit), and
+transaction (bot/storage/sqlite/clicks.py), shared with the clicks beside it (group commit), and
 the member is told only after it committed: so every click that got its reply has both
 its answer and its streak, and no answer is in the file without its streak.
 """

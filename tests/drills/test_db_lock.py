@@ -1,6 +1,6 @@
 """Another process holds the database's write lock for seconds, as a backup would.
 
-Discord fails an interaction not answered within 3 s. `bot.responses.within_deadline`
+Discord fails an interaction not answered within 3 s. `bot.ui.responses.within_deadline`
 defers a reply whose work is not done after 2 s (a type-5 callback: "thinking..."), and
 the answer follows as a followup message once the lock is free; the click is recorded
 then, not lost. The lock is held by this test process's own sqlite3 connection; the

@@ -16,8 +16,8 @@ from pathlib import Path
 import asyncpg
 
 from bench.botproc import bot_token
-from bot.config import DatabaseUrl
-from bot.shards import shard_of
+from bot.infra.config import DatabaseUrl
+from bot.infra.shards import shard_of
 from bot.storage.pg.shard_locks import holders
 from tests.drills.conftest import START_TIMEOUT
 from tests.drills.test_two_processes_pg import GUILD_0, MEMBERS, Pair

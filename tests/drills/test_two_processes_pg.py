@@ -23,7 +23,7 @@ import asyncpg
 import pytest
 
 from bench.botproc import BotProcess, bot_env, bot_token
-from bot.shards import shard_of
+from bot.infra.shards import shard_of
 from bot.storage.pg.storage import PgStorage
 from tests.drills.conftest import START_TIMEOUT
 from tests.loopback.fixtures import loopback  # noqa: F401  (fixture)

@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from bot.client import TPQuizBot
-from bot.config import Settings
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
+from bot.infra.config import Settings
 from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
-from bot.storage import Storage
+from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
+from bot.storage.sqlite import Storage
 from tests.loopback.fixtures import loopback  # noqa: F401  (fixture)
 from tests.loopback.harness import running
 from tests.loopback.server import CALLBACK_ROUTE, LoopbackDiscord, RecordedRequest
@@ -70,7 +71,7 @@ class QuizHarness:
         )
         storage = await Storage.open(self.db_path)
         self.starts += 1
-        bot = TPQuizBot(
+        bot = build_bot(
             settings=settings,
             storage=storage,
             bank=self.bank,

@@ -337,7 +337,7 @@ async def test_an_unknown_subcommand_or_a_missing_required_option_is_one_sentenc
 async def test_a_long_discord_error_in_a_reply_is_cut_to_discords_limit(
     quiz: QuizHarness, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The last net (bot.limits.fit): an error text Discord sent back, echoed to the admin."""
+    """The last net (bot.ui.limits.fit): an error text Discord sent back, echoed to the admin."""
     quiz.loopback.add_channel(GUILD_ID, DAILY_CHANNEL, name="daily")
     admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
     async with quiz.bot():

@@ -94,7 +94,7 @@ async def test_a_post_that_cannot_be_edited_is_tried_once(
             await bot.count_edits.flush(5)
             edit = quiz.loopback.find("PATCH", CHANNEL_MESSAGE_ROUTE)[-1]
             assert int(edit.params["message_id"]) == other_id and edit.status == 200
-    lines = [r for r in caplog.records if r.name == "bot.post_updates"]
+    lines = [r for r in caplog.records if r.name == "bot.ui.post_updates"]
     assert [r.getMessage() for r in lines] == [f"post {post_id}: answer count edits stopped: {why}"]
     no_tracebacks(caplog)
     assert all(r.levelno == logging.WARNING for r in lines)

@@ -15,8 +15,8 @@ import time
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from bot.client import TPQuizBot
-from bot.daily_poster import SENDS_PER_SECOND
+from bot.runtime.bot import TPQuizBot
+from bot.ui.poster import SENDS_PER_SECOND
 from cogs.daily import DailyCog
 from tests.e2e.conftest import (
     CHANNEL_ID,

@@ -11,7 +11,7 @@ import logging
 
 import pytest
 
-from bot.logs import REDACTED, setup_logging
+from bot.infra.logs import REDACTED, setup_logging
 from tests.e2e.conftest import QuizHarness, buttons, callback_message, created_message_id
 from tests.ops.conftest import restore_logging  # noqa: F401  (fixture)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.metrics import serve_metrics
+from bot.ops.metrics import serve_metrics
 from tests.e2e.conftest import QuizHarness
 from tests.e2e.test_quiz import ALICE, BOB, answer_buttons, post_question
 

@@ -19,9 +19,9 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.client import TPQuizBot
-from bot.config import DatabaseUrl, Settings
 from bot.i18n import t
+from bot.infra.config import DatabaseUrl, Settings
+from bot.runtime.compose import build_bot
 from bot.storage.pg.storage import PgStorage
 from tests.e2e.conftest import QuizHarness, buttons, callback_message
 from tests.e2e.test_quiz import EPHEMERAL, post_question
@@ -53,7 +53,7 @@ def interaction_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecor
     return [
         r
         for r in caplog.records
-        if r.name.startswith(("bot.responses", "bot.buttons", "bot.service", "discord"))
+        if r.name.startswith(("bot.ui.responses", "bot.ui.buttons", "bot.services.quiz", "discord"))
         and r.levelno >= logging.WARNING
     ]
 
@@ -63,7 +63,7 @@ async def test_a_click_during_an_outage_is_not_saved_in_one_warning_and_saved_af
 ) -> None:
     url = own_pg_server.url()
     storage = await PgStorage.open(url)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=quiz.db_path, database_url=DatabaseUrl(url)),
         storage=storage,  # type: ignore[arg-type]
         bank=quiz.bank,

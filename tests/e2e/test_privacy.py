@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from bot.client import TPQuizBot
-from bot.storage.members import MEMBER_TABLES
+from bot.runtime.bot import TPQuizBot
+from bot.storage.member_data import MEMBER_TABLES
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,

@@ -14,7 +14,7 @@ import sqlite3
 from typing import Any
 
 from bot.quiz.model import Bank, Question
-from bot.storage.reports import add_report
+from bot.storage.sqlite.reports import add_report
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,

@@ -10,7 +10,7 @@ import asyncio
 import re
 from typing import Any
 
-from bot.quiz.topic_names import topic_name
+from bot.bank.topic_names import topic_name
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,

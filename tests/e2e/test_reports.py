@@ -12,8 +12,8 @@ import sqlite3
 from typing import Any
 
 from bot.quiz.reports import DAILY_LIMIT
-from bot.service import to_ms
-from bot.storage.reports import add_report
+from bot.services.quiz import to_ms
+from bot.storage.sqlite.reports import add_report
 from tests.e2e.conftest import (
     CHANNEL_ID,
     GUILD_ID,

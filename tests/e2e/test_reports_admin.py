@@ -10,7 +10,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from bot.storage.reports import Report, add_report
+from bot.storage.records import Report
+from bot.storage.sqlite.reports import add_report
 from tests.e2e.conftest import (
     GUILD_ID,
     QuizHarness,

@@ -15,9 +15,9 @@ import re
 import sqlite3
 from typing import Any
 
+from bot.bank.template_files import load_templates
 from bot.quiz.memory import DAY_MS
 from bot.quiz.model import Bank
-from bot.quiz.template_files import load_templates
 from tests.e2e.conftest import QuizHarness, buttons, callback_message, created_message_id
 from tests.e2e.forged import with_custom_id
 from tests.e2e.test_quiz import EPHEMERAL, answer_buttons, field_map, post_question

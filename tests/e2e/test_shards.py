@@ -23,9 +23,9 @@ import pytest
 from discord.ext import commands
 
 from bench.botproc import BotProcess, bot_env, bot_token
-from bot.client import ShardedTPQuizBot, TPQuizBot
-from bot.daily_poster import SENDS_PER_SECOND
-from bot.shards import shard_of
+from bot.infra.shards import shard_of
+from bot.runtime.bot import ShardedTPQuizBot, TPQuizBot
+from bot.ui.poster import SENDS_PER_SECOND
 from cogs.daily import DailyCog
 from cogs.health import gateway_connected
 from cogs.reminders import ReminderCog
@@ -138,7 +138,7 @@ async def test_a_process_of_shard_1_of_2_acts_only_for_its_guilds(
     quiz.clock.now = utc(2026, 12, 2, 8)  # 11:00 in Istanbul: before the daily time
 
     # Shard 1's process starts first on a fresh loopback: it syncs no commands.
-    with caplog.at_level(logging.INFO, logger="bot.client"):
+    with caplog.at_level(logging.INFO, logger="bot.runtime.bot"):
         async with quiz.bot(shard_count=2, shard_ids=(1,)) as bot:
             assert [g.id for g in bot.guilds] == [GUILD_1]
             assert not bot.ownership.syncs_commands

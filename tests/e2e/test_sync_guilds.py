@@ -20,14 +20,14 @@ GUILD_COMMANDS = "/applications/{application_id}/guilds/{guild_id}/commands"
 async def test_a_sync_guild_the_bot_is_not_in_is_skipped_with_a_warning(
     quiz: QuizHarness, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.client")
+    caplog.set_level(logging.INFO, logger="bot.runtime.bot")
     async with quiz.bot(sync_guilds=(NOT_IN, GUILD_ID)) as bot:
         assert bot.is_ready()
         assert {c["name"] for c in quiz.loopback.commands[GUILD_ID]} == {"tpquiz", "tpquiz-admin"}
         assert NOT_IN not in quiz.loopback.commands
     puts = quiz.loopback.find("PUT", GUILD_COMMANDS)
     assert [(int(p.params["guild_id"]), p.status) for p in puts] == [(NOT_IN, 403), (GUILD_ID, 200)]
-    messages = [r.getMessage() for r in caplog.records if r.name == "bot.client"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "bot.runtime.bot"]
     assert messages == [
         f"TPQUIZ_SYNC_GUILDS: skipped guild {NOT_IN}: Discord refused the command sync (403"
         " Missing Access, code 50001): is the bot in that server, invited with the"

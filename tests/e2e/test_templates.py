@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from bot.bank.template_files import load_templates
 from bot.quiz.model import Bank, Question
-from bot.quiz.template_files import load_templates
 from bot.quiz.templates import TemplateSet
 from tests.e2e.conftest import QuizHarness, buttons, callback_message, created_message_id
 from tests.e2e.test_daily import DAILY_CHANNEL, admin, channel_posts, setup_guild, started

@@ -9,8 +9,8 @@ fixture.
 
 from __future__ import annotations
 
+from bot.bank.topic_names import load_topic_names
 from bot.quiz.model import TOPICS
-from bot.quiz.topic_names import load_topic_names
 from tests.e2e.conftest import QuizHarness, callback_message
 from tests.e2e.test_quiz import GLOBAL_COMMANDS, answer_buttons, field_map, post_question
 

@@ -27,7 +27,7 @@ UNKNOWN_COMMAND = (
 
 
 def guard_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "bot.gateway_guard"]
+    return [r.getMessage() for r in caplog.records if r.name == "bot.ui.gateway_guard"]
 
 
 async def test_a_modal_submit_without_components_leaves_the_bot_up(

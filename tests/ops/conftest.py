@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import ops_commands
+from bot.cli import ops as ops_commands
 
 CliRunner = Callable[..., tuple[int, str, str]]
 RunRunner = Callable[..., tuple[int, str, str]]
@@ -74,7 +74,7 @@ def tpquiz_run(
 ) -> RunRunner:
     """`tpquiz_run(DISCORD_TOKEN=...)` -> (exit status, stdout, stderr) of `tpquiz run`,
     in this process (so a test can shorten its retries), with those variables set."""
-    from bot import cli
+    from bot.cli import main as cli
 
     def run(**env: str) -> tuple[int, str, str]:
         for name, value in env.items():

@@ -10,10 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.runlock import hold_run_lock
-from bot.storage import Storage
-from bot.storage.backup import BackupError, backup_database, check_database_file, restore_database
-from bot.storage.db import migrations
+from bot.infra.runlock import hold_run_lock
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.backup import (
+    BackupError,
+    backup_database,
+    check_database_file,
+    restore_database,
+)
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.ops.conftest import CliRunner
 

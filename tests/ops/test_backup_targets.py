@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.runlock import hold_run_lock, lock_path
-from bot.storage.backup import backup_database
-from bot.storage.preflight import run_problem
+from bot.infra.runlock import hold_run_lock, lock_path
+from bot.storage.sqlite.backup import backup_database
+from bot.storage.sqlite.preflight import run_problem
 from tests.mounts import fill, tmpfs
 from tests.ops.conftest import CliRunner
 from tests.ops.test_backup import _count, _fill

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.config import Settings
+from bot.infra.config import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
@@ -211,7 +211,7 @@ def test_the_unit_runs_the_venv_hardened_with_its_state_directory() -> None:
 
 
 def _settings_read_from_env() -> set[str]:
-    source = (REPO / "bot" / "config.py").read_text(encoding="utf-8")
+    source = (REPO / "bot" / "infra" / "config.py").read_text(encoding="utf-8")
     return set(re.findall(r'(?:get|number)\("([A-Z][A-Z0-9_]+)"', source))
 
 
@@ -219,7 +219,7 @@ def test_the_env_example_documents_every_setting() -> None:
     text = ENV_EXAMPLE.read_text(encoding="utf-8")
     documented = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", text, flags=re.MULTILINE))
     read = _settings_read_from_env()
-    assert read, "found no settings in bot/config.py"
+    assert read, "found no settings in bot/infra/config.py"
     assert read - documented == set(), "settings missing from deploy/.env.example"
     assert documented - read == set(), "deploy/.env.example lists settings nobody reads"
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.config import Settings
-from bot.shards import parse_shard_ids
+from bot.infra.config import Settings
+from bot.infra.shards import parse_shard_ids
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 COMPOSE = DEPLOY / "docker-compose.postgres.yml"

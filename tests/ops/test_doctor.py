@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
-from bot.doctor import Check, run_doctor
-from bot.runlock import hold_run_lock
-from bot.storage import Storage
-from bot.storage.db import migrations
+from bot.cli.doctor import Check, run_doctor
+from bot.infra.config import Settings
+from bot.infra.runlock import hold_run_lock
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 from tests.ops.fake_discord import TOKEN, FakeDiscord
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from discord.ext import commands
 
-from bot.client import TPQuizBot
-from bot.config import Settings
-from bot.health import (
+from bot.infra.config import Settings
+from bot.infra.pids import process_origin
+from bot.ops.health import (
     Heartbeat,
     check_heartbeat,
     evaluate,
@@ -29,8 +29,9 @@ from bot.health import (
     watchdog_enabled,
     write_heartbeat,
 )
-from bot.pids import process_origin
-from bot.storage import Storage
+from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
+from bot.storage.sqlite import Storage
 from cogs import health as health_cog
 from tests.factories import make_bank
 from tests.loopback.fixtures import loopback  # noqa: F401  (pytest fixture)
@@ -223,7 +224,7 @@ def test_the_watchdog_is_only_for_the_process_systemd_named() -> None:
 async def bot(tmp_path: Path) -> AsyncIterator[TPQuizBot]:
     db = tmp_path / "bot.sqlite3"
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db), storage=storage, bank=make_bank(), rng=random.Random(0)
     )
     yield bot
@@ -318,7 +319,7 @@ async def test_against_the_loopback_discord_the_gateway_counts_as_connected(
     loopback.add_guild(loopback.snowflake(), name="Study group")
     db = tmp_path / "bot.sqlite3"
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db),
         storage=storage,
         bank=make_bank(),

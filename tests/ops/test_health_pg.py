@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.client import TPQuizBot
-from bot.config import DatabaseUrl, Settings
+from bot.infra.config import DatabaseUrl, Settings
+from bot.runtime.bot import TPQuizBot
+from bot.runtime.compose import build_bot
 from bot.storage.pg.storage import PgStorage
 from cogs import health as health_cog
 from tests.factories import make_bank
@@ -32,7 +33,7 @@ async def pg_bot(tmp_path: Path, pg_url: str) -> AsyncIterator[TPQuizBot]:
     settings = Settings(
         database_url=DatabaseUrl(pg_url), db_path=tmp_path / "data" / "tpquiz.sqlite3"
     )
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=settings,
         storage=storage,  # type: ignore[arg-type]
         bank=make_bank(),

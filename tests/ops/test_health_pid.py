@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.health import (
+from bot.infra.pids import pid_alive, process_origin
+from bot.ops.health import (
     Heartbeat,
     check_heartbeat,
     heartbeat_path_for,
@@ -20,7 +21,6 @@ from bot.health import (
     read_heartbeat,
     write_heartbeat,
 )
-from bot.pids import pid_alive, process_origin
 from tests.ops.conftest import CliRunner
 
 

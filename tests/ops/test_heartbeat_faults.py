@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.client import TPQuizBot
-from bot.config import Settings
-from bot.health import (
+from bot.infra.config import Settings
+from bot.ops.health import (
     Heartbeat,
     HeartbeatUnwritable,
     check_heartbeat,
@@ -30,7 +29,8 @@ from bot.health import (
     read_heartbeat,
     write_heartbeat,
 )
-from bot.storage import Storage
+from bot.runtime.compose import build_bot
+from bot.storage.sqlite import Storage
 from cogs import health as health_cog
 from tests.factories import make_bank
 from tests.mounts import remount, tmpfs
@@ -52,7 +52,7 @@ def _lines(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str, bool]]:
     return [
         (r.levelno, r.getMessage(), r.exc_info is not None)
         for r in caplog.records
-        if r.name == "bot.health"
+        if r.name == "bot.ops.health"
     ]
 
 
@@ -61,7 +61,7 @@ def test_failing_then_recovering_is_two_lines_not_one_per_tick(
 ) -> None:
     path = tmp_path / "hb.json"
     os.mkfifo(path)  # not a regular file: never replaced
-    caplog.set_level(logging.INFO, logger="bot.health")
+    caplog.set_level(logging.INFO, logger="bot.ops.health")
     assert [write_heartbeat(path, _beat(written_at=NOW + i)) for i in range(4)] == [False] * 4
     assert stat.S_ISFIFO(os.stat(path).st_mode)
     path.unlink()
@@ -89,7 +89,7 @@ def test_a_read_only_heartbeat_directory(tmp_path: Path, caplog: pytest.LogCaptu
         with pytest.raises(HeartbeatUnwritable) as raised:
             probe_heartbeat(path)
         assert str(raised.value) == f"cannot write the heartbeat {path} (Read-only file system)"
-        caplog.set_level(logging.INFO, logger="bot.health")
+        caplog.set_level(logging.INFO, logger="bot.ops.health")
         assert not write_heartbeat(path, _beat()) and not write_heartbeat(path, _beat())
         assert len(_lines(caplog)) == 1
         remount(mount, "rw")
@@ -133,7 +133,7 @@ async def test_the_running_cog_logs_a_failing_heartbeat_once(
     hb = tmp_path / "hb"
     hb.mkdir()
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db, heartbeat_path=hb),
         storage=storage, bank=make_bank(), rng=random.Random(0),
     )  # fmt: skip
@@ -186,7 +186,7 @@ async def test_after_the_file_is_lost_the_heartbeat_shows_no_database_write(
     carries the fault itself, so `tpquiz health` says why from the next tick."""
     db = tmp_path / "bot.sqlite3"
     storage = await Storage.open(db)
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=db), storage=storage, bank=make_bank(), rng=random.Random(0)
     )
     try:

@@ -11,8 +11,8 @@ import discord
 import pytest
 from discord.http import Route
 
-from bot.config import Settings
-from bot.logs import REDACTED, setup_logging
+from bot.infra.config import Settings
+from bot.infra.logs import REDACTED, setup_logging
 from tests.ops.fake_discord import TOKEN, FakeDiscord
 
 log = logging.getLogger("tpquiz.test")

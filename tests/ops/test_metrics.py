@@ -19,11 +19,11 @@ import pytest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.client import TPQuizBot
-from bot.config import ConfigError, Settings
-from bot.metrics import CONTENT_TYPE, Metrics, MetricsServer, serve_metrics
-from bot.startup import StartupError
-from bot.storage import Storage
+from bot.infra.config import ConfigError, Settings
+from bot.infra.exit_codes import StartupError
+from bot.ops.metrics import CONTENT_TYPE, Metrics, MetricsServer, serve_metrics
+from bot.runtime.compose import build_bot
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 from tests.ops.conftest import RunRunner
 
@@ -177,7 +177,7 @@ async def test_the_server_binds_where_told(tmp_path: Path) -> None:
 
 async def test_the_bot_times_every_committed_database_write(tmp_path: Path) -> None:
     storage = await Storage.open(tmp_path / "m.sqlite3")
-    bot = TPQuizBot(
+    bot = build_bot(
         settings=Settings(db_path=tmp_path / "m.sqlite3"),
         storage=storage,
         bank=make_bank(),

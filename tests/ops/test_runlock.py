@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.runlock import RunLockHeld, hold_run_lock, lock_path, running_pid
+from bot.infra.runlock import RunLockHeld, hold_run_lock, lock_path, running_pid
 from tests.ops.conftest import CliRunner
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def test_a_bot_in_another_process_blocks_restore_until_it_exits(
         f"""
         import sys
         sys.path.insert(0, {str(REPO)!r})
-        from bot.runlock import hold_run_lock
+        from bot.infra.runlock import hold_run_lock
         with hold_run_lock({str(ops_env)!r}):
             print("locked", flush=True)
             sys.stdin.readline()   # hold until the test says so
@@ -79,7 +79,8 @@ def test_tpquiz_run_refuses_a_second_bot_on_the_same_database(
     capsys: pytest.CaptureFixture[str],
     restore_logging: None,
 ) -> None:
-    from bot import cli, runlock
+    from bot.cli import main as cli
+    from bot.infra import runlock
     from tests.ops.fake_discord import TOKEN
 
     monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
@@ -102,7 +103,7 @@ def test_a_waiter_whose_lock_file_is_removed_locks_the_new_one(
     import fcntl
     import threading
 
-    from bot import runlock
+    from bot.infra import runlock
 
     db = tmp_path / "quiz.sqlite3"
     path = lock_path(db)

@@ -23,9 +23,10 @@ from aiohttp import web
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from bot import startup
-from bot.config import ConfigError, Settings
-from bot.startup import EXIT_SETTINGS, EXIT_UNREACHABLE, StartupError, wait_for_discord
+from bot.infra.config import ConfigError, Settings
+from bot.infra.exit_codes import EXIT_SETTINGS, EXIT_UNREACHABLE, StartupError
+from bot.runtime import startup
+from bot.runtime.startup import wait_for_discord
 from tests.ops.conftest import RunRunner
 from tests.ops.fake_discord import TOKEN
 

@@ -17,7 +17,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bot.quiz.near_duplicates import near_duplicate_pairs, normalise
+from bot.bank.near_duplicates import near_duplicate_pairs, normalise
 
 PINS = Path(__file__).with_name("near_copy_pairs.json")
 

@@ -1,4 +1,4 @@
-"""Independent formulas for the 2026 templates on TP serving and NVL72 (issue 28 §3),
+"""Independent formulas for the 2026 templates on TP serving and NVL72 (issue 28 3),
 restated from their sources for tests/quiz/test_templates_bank.py: the key first, then
 each mistake in the order the template file lists it."""
 
@@ -87,3 +87,76 @@ def _dcp_read(p: P) -> list[Numbers]:
 
 
 FORMULAS_2026["tpl-dcp-reshard-read-per-rank"] = _dcp_read
+
+
+def _oneshot_time(p: P) -> list[Numbers]:
+    # α–β with one link of B per direction per GPU: one-shot reads (n-1)·S in one step.
+    n, alpha = p["n"], p["alpha"]
+    x = p["s"] * KiB / (p["B"] * 10**9) * 10**6  # µs to move S bytes at B
+    return [
+        alpha + (n - 1) * x,
+        2 * (n - 1) * alpha + 2 * (n - 1) / n * x,  # the ring
+        2 * alpha + 2 * (n - 1) / n * x,  # two-shot
+        alpha + x,  # one buffer read
+        alpha + (n - 1) / n * x,  # a reduce-scatter's share
+        (n - 1) * alpha + (n - 1) * x,  # α paid per peer
+        alpha + n * x,  # the GPU's own buffer over NVLink too
+    ]
+
+
+def _cp_ring_kv(p: P) -> list[Numbers]:
+    # Ring CP: each GPU receives the K/V of the other c-1 chunks, for its TP share of KV heads.
+    c, t, kv, a = p["c"], p["t"], p["kv"], p["a"]
+    chunk = p["seq"] / c
+    head, bf16 = 128, 2
+
+    def received(heads: Fraction, chunks: Fraction, tokens: Fraction, k_and_v: int = 2) -> Fraction:
+        return chunks * tokens * k_and_v * heads * head * bf16 / 2**20
+
+    return [
+        received(kv / t, c - 1, chunk),
+        received(a / t, c - 1, chunk),  # every query head, as in MHA
+        received(kv / t, c - 1, chunk, k_and_v=1),  # K alone
+        received(kv / t, Fraction(1), p["seq"]),  # the GPU's own chunk counted too
+        received(kv, c - 1, chunk),  # TP not splitting the KV heads
+        received(kv / t, Fraction(1), chunk),  # one ring step
+        received(kv / (t * c), c - 1, chunk),  # heads split over CP too, as in Ulysses
+    ]
+
+
+def _moe_weights(p: P) -> list[Numbers]:
+    # EP spreads the experts, ETP splits each expert's three matrices (gate, up, down).
+    experts, ep, etp, k = p["E"], p["ep"], p["etp"], p["k"]
+    one = 3 * p["h"] * p["f"] * 2 / Fraction(2**20)  # one gated expert in bf16, MiB
+    local = experts / ep
+    return [
+        local * one / etp,
+        local * one,  # ETP forgotten
+        experts * one / etp,  # every expert on every GPU
+        local * one * 2 / 3 / etp,  # two matrices, as in a GeLU MLP
+        k * one / etp,  # only the top-k experts of one token
+        local / etp * one / etp,  # ETP applied twice
+        local * one * 2 / etp,  # fp32
+    ]
+
+
+def _mxfp8_gather(p: P) -> list[Numbers]:
+    # MXFP8: 1 byte per value plus one 1-byte E8M0 scale per 32 values; the other t-1 shards.
+    t = p["t"]
+    data = p["s"] * p["h"] / Fraction(2**20)  # the whole tensor's FP8 data, MiB
+    per_value = Fraction(33, 32)
+    return [
+        (t - 1) / t * data * per_value,
+        (t - 1) / t * data * 2,  # bf16 gathered
+        (t - 1) / t * data,  # scales forgotten
+        data * per_value,  # the whole tensor
+        data / t * per_value,  # one shard
+        (t - 1) / t / t * data * per_value,  # (t-1)/t applied to one shard
+        (t - 1) / t * data * Fraction(36, 32),  # fp32 scales
+    ]
+
+
+FORMULAS_2026["tpl-oneshot-allreduce-time"] = _oneshot_time
+FORMULAS_2026["tpl-cp-ring-kv-bytes"] = _cp_ring_kv
+FORMULAS_2026["tpl-moe-expert-weights-per-gpu"] = _moe_weights
+FORMULAS_2026["tpl-mxfp8-allgather-bytes"] = _mxfp8_gather

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.quiz import bank_files
-from bot.quiz.bank_yaml import MAX_DEPTH
-from bot.quiz.loader import check_files
+from bot.bank import files as bank_files
+from bot.bank.loader import check_files
+from bot.bank.yaml_lines import MAX_DEPTH
 from tests.quiz.test_loader import _question
 
 
@@ -139,11 +139,11 @@ def test_a_choice_of_only_invisible_characters(invisible: str) -> None:
 
 
 def test_a_source_of_only_invisible_characters() -> None:
-    body = _question().replace('source: "Megatron-LM §3"', 'source: "\u200b\u202e"')
+    body = _question().replace('source: "Megatron-LM 3"', 'source: "\u200b\u202e"')
     assert problems_of(body) == [
         "q.yaml:13: q-1: source: has no visible characters (only U+200B, U+202E); cite the "
         "paper section or doc page the answer comes from, e.g. 'Shoeybi et al. 2019, "
-        "Megatron-LM (arXiv:1909.08053), §3'"
+        "Megatron-LM (arXiv:1909.08053), 3'"
     ]
 
 
@@ -175,7 +175,7 @@ def test_a_very_long_unknown_key_is_shown_bounded() -> None:
 def test_template_files_get_the_same_care(name: str, make: object, message: str) -> None:
     """questions/templates/ is read beside the bank: same FIFO, control-character and
     huge-integer cases, same sentences."""
-    from bot.quiz.template_files import check_templates
+    from bot.bank.template_files import check_templates
 
     Path("bank/templates").mkdir(parents=True)
     make(Path("bank/templates") / name)  # type: ignore[operator]
@@ -185,7 +185,7 @@ def test_template_files_get_the_same_care(name: str, make: object, message: str)
 
 def test_shown_describes_any_long_integer_by_its_digits() -> None:
     """Whatever reaches a message through `shown`: Python cannot print 16**6000 at all."""
-    from bot.quiz.bank_problems import shown
+    from bot.bank.problems import shown
 
     assert shown(16**6000) == "<an integer of 7225 digits>"
     assert shown(10**60) == "<an integer of 61 digits>"

@@ -1,4 +1,4 @@
-"""Clue checks (issue 9 §1): choices that give the key away, as `tpquiz validate` reports them.
+"""Clue checks (issue 9 1): choices that give the key away, as `tpquiz validate` reports them.
 
 An error fails the bank (key over 1.5x the longest distractor); warnings are printed by
 validate and leave its exit status 0. The starting eight are exempt, and the bundled
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.bank_commands import main
-from bot.quiz.clues import ERROR_LONGEST_RATIO, WARNING_MEAN_RATIO, clues
-from bot.quiz.loader import bundled_question_files, check_files, inspect_files
+from bot.bank.clues import ERROR_LONGEST_RATIO, WARNING_MEAN_RATIO, clues
+from bot.bank.loader import bundled_question_files, check_files, inspect_files
+from bot.cli.bank import main
 
 STEM_EN = "Which collective sums partial results?"
 STEM_TR = "Hangi kolektif işlem kısmi sonuçları toplar?"

@@ -1,4 +1,4 @@
-"""The Turkish glossary check (issue 9 §3): one source of truth, enforced by validate.
+"""The Turkish glossary check (issue 9 3): one source of truth, enforced by validate.
 
 questions/glossary/turkish.yaml is the source; docs/glossary.md's table must be its
 rendering, every ruled-out variant in a Turkish text is an error at its line, the pinned
@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.quiz.glossary import PINNED_TURKISH, load_terms, render_table, ruled_out_in
-from bot.quiz.loader import bundled_question_files, check_files, load_bank
+from bot.bank.glossary import PINNED_TURKISH, load_terms, render_table, ruled_out_in
+from bot.bank.loader import bundled_question_files, check_files, load_bank
 from tests.quiz.test_loader import _question
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"
 
 
 def test_the_documents_table_is_rendered_from_the_yaml() -> None:
-    """Regenerate with `python -m bot.quiz.glossary` after editing the YAML."""
+    """Regenerate with `python -m bot.bank.glossary` after editing the YAML."""
     table = DOC.read_text(encoding="utf-8").split("## Terms\n\n", 1)[1]
     assert table == render_table(load_terms())
 

@@ -22,8 +22,8 @@ import pytest
 import yaml
 
 import bot
-from bot.quiz import loader
-from bot.quiz.loader import (
+from bot.bank import loader
+from bot.bank.loader import (
     NEAR_DUPLICATE_RATIO,
     BankError,
     Problem,
@@ -113,7 +113,7 @@ QUESTION = """\
     - text: {{tr: "{choice_tr}", en: "{choice_en}"}}
       feedback: {{tr: "Yanlış.", en: "Wrong."}}
   explanation: {{tr: "Açıklama.", en: "Explanation."}}
-  source: "Megatron-LM §3"
+  source: "Megatron-LM 3"
 """
 
 
@@ -142,7 +142,7 @@ def test_good_fixtures_build_the_expected_bank(in_fixtures: Path) -> None:
     assert q.correct_index == 0
     assert q.choices[0].feedback is None  # correct choice: feedback optional
     assert q.choices[1].feedback is not None
-    assert q.source == "Shoeybi et al. 2019, Megatron-LM (arXiv:1909.08053), §3"
+    assert q.source == "Shoeybi et al. 2019, Megatron-LM (arXiv:1909.08053), 3"
     assert (q.file, q.line) == ("good/sample-basics.yaml", 3)
     assert bank["fx-collectives-01"].choices[0].feedback is not None  # allowed on correct
     assert bank["fx-memory-01"].tags == frozenset()
@@ -213,7 +213,7 @@ def test_several_problems_in_one_question_are_all_reported(tmp_path: Path) -> No
         .replace("topic: basics", "topic: basic")
         .replace("difficulty: 1", "difficulty: 0")
         .replace('      feedback: {tr: "Yanlış.", en: "Wrong."}\n', "")
-        .replace('  source: "Megatron-LM §3"\n', "")
+        .replace('  source: "Megatron-LM 3"\n', "")
     )
     path = _write(tmp_path, body)
     _, problems = check_files([path])

@@ -1,4 +1,4 @@
-"""Random mutations of the bundled question files never crash the loader (issue 10 §Tests).
+"""Random mutations of the bundled question files never crash the loader (issue 10 Tests).
 
 A seeded stream of edits an unlucky author or a fuzzer makes (characters flipped, lines
 dropped, doubled or swapped, control characters, deep brackets, huge integers, invisible
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.quiz.loader import bundled_question_files, check_files
+from bot.bank.loader import bundled_question_files, check_files
 
 INSERTS = [
     "\x07",

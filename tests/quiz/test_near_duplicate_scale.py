@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_bank import write_bank
-from bot.quiz import bank_questions
-from bot.quiz.loader import bundled_question_files, check_files, inspect_files, load_bank
-from bot.quiz.near_duplicate_bounds import lcs_length, position_masks
-from bot.quiz.near_duplicates import (
+from bot.bank import questions as bank_questions
+from bot.bank.loader import bundled_question_files, check_files, inspect_files, load_bank
+from bot.bank.near_duplicate_bounds import lcs_length, position_masks
+from bot.bank.near_duplicates import (
     PARTIAL_CANDIDATES,
     SEARCH_BUDGET,
     SearchWork,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 
 from bench.near_duplicates import stems
-from bot.quiz.loader import load_bank
-from bot.quiz.near_duplicates import exhaustive_pairs, near_duplicate_pairs, normalise
+from bot.bank.loader import load_bank
+from bot.bank.near_duplicates import exhaustive_pairs, near_duplicate_pairs, normalise
 
 
 def both(texts: list[str]) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.quiz.loader import load_bank
+from bot.bank.loader import load_bank
 from tests.quiz.update_pins import PINS_PATH, REGENERATE, bundled_bank, compute_pins, render
 
 GOOD = Path(__file__).parent / "fixtures" / "good"

@@ -1,4 +1,4 @@
-"""Rank strategies (bot/quiz/rank_stats.py, issue 28 §1) on small banks built here.
+"""Rank strategies (bot/bank/rank_stats.py, issue 28 1) on small banks built here.
 
 A bank built to fail must fail: keys always the second longest, always the second
 smallest value, a template whose key can only be second smallest. A tie among m
@@ -11,8 +11,7 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
-from bot.quiz.model import STARTING_TAG, Bank, Choice, Question, Text
-from bot.quiz.rank_stats import (
+from bot.bank.rank_stats import (
     FIXED_TARGET,
     POOLED_TARGET,
     TEMPLATE_TARGET,
@@ -25,7 +24,8 @@ from bot.quiz.rank_stats import (
     rank_warnings,
     template_rank_counts,
 )
-from bot.quiz.template_files import check_templates
+from bot.bank.template_files import check_templates
+from bot.quiz.model import STARTING_TAG, Bank, Choice, Question, Text
 from bot.quiz.templates import Template
 
 
@@ -45,7 +45,7 @@ def q(qid: str, texts: list[str], key: int, tags: frozenset[str] = frozenset()) 
         text=Text(tr="Soru?", en="Question?"),
         choices=choices,
         explanation=Text(tr="Açıklama", en="Explanation"),
-        source="Shoeybi et al. 2019, §3",
+        source="Shoeybi et al. 2019, 3",
         tags=tags,
     )
 

@@ -18,8 +18,8 @@ import jsonschema
 import pytest
 import yaml
 
-from bot.quiz import loader
-from bot.quiz.loader import bundled_question_files, check_files
+from bot.bank import loader
+from bot.bank.loader import bundled_question_files, check_files
 from bot.quiz.model import (
     MAX_CHOICE_TEXT,
     MAX_CHOICES,

@@ -1,4 +1,4 @@
-"""The draw rule that spreads a template's key over the four ranks (issue 28 §1):
+"""The draw rule that spreads a template's key over the four ranks (issue 28 1):
 Template.draw chooses the key's rank evenly first, then redraws parameters and picks
 the shown mistakes until the four values put the key there; a three in which a mistake
 equals the key (a tie, which would give the key two ranks at once) is not shown."""
@@ -9,8 +9,8 @@ import math
 import random
 from pathlib import Path
 
-from bot.quiz.rank_stats import template_rank_counts, template_values
-from bot.quiz.template_files import check_templates
+from bot.bank.rank_stats import template_rank_counts, template_values
+from bot.bank.template_files import check_templates
 from bot.quiz.templates import Template
 
 HEAD = """

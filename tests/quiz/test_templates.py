@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.bank.template_files import check_templates
 from bot.quiz.expressions import parse
 from bot.quiz.model import Bank
 from bot.quiz.picking import pick_question
-from bot.quiz.template_files import check_templates
 from bot.quiz.templates import (
     COMPUTED_TAG,
     MISTAKES_KEY,

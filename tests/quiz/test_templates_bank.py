@@ -18,6 +18,14 @@ from fractions import Fraction
 
 import pytest
 
+from bot.bank.rank_stats import (
+    POOLED_TARGET,
+    TEMPLATE_TARGET,
+    count_ranks,
+    pooled,
+    template_values,
+)
+from bot.bank.template_files import load_templates
 from bot.quiz.model import (
     MAX_CHOICE_TEXT,
     MAX_EXPLANATION,
@@ -27,14 +35,6 @@ from bot.quiz.model import (
     Lang,
     Question,
 )
-from bot.quiz.rank_stats import (
-    POOLED_TARGET,
-    TEMPLATE_TARGET,
-    count_ranks,
-    pooled,
-    template_values,
-)
-from bot.quiz.template_files import load_templates
 from bot.quiz.templates import Template
 from tests.quiz.template_formulas_2026 import FORMULAS_2026
 
@@ -488,7 +488,7 @@ def test_the_key_is_not_given_away_by_its_length() -> None:
 
 
 def test_no_rank_strategy_beats_the_targets() -> None:
-    """The real figure (issue 28 §1), over each template's draws: the key's rank among
+    """The real figure (issue 28 1), over each template's draws: the key's rank among
     the four values (a shape: the product), a tie among m shared 1/m to each tied rank.
     No "always pick rank k" scores over 40 % on one template, nor over 32 % pooled;
     chance is 25 %. Before issue 28, "always the second smallest" scored 45 % pooled and

@@ -9,13 +9,11 @@ from pathlib import Path
 
 import yaml
 
-from bot.i18n import t
-from bot.quiz.bank_files import bundled_dir
-from bot.quiz.glossary import ruled_out_in
-from bot.quiz.loader import load_bank
-from bot.quiz.model import LANGS, TOPICS, Text, in_topic_order
-from bot.quiz.template_files import load_templates
-from bot.quiz.topic_names import (
+from bot.bank.files import bundled_dir
+from bot.bank.glossary import ruled_out_in
+from bot.bank.loader import load_bank
+from bot.bank.template_files import load_templates
+from bot.bank.topic_names import (
     load_topic_names,
     missing_names,
     render_table,
@@ -23,6 +21,8 @@ from bot.quiz.topic_names import (
     topic_name,
     topic_text,
 )
+from bot.i18n import t
+from bot.quiz.model import LANGS, TOPICS, Text, in_topic_order
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"
 #: Discord's limit on a choice's name, in every locale.
@@ -84,7 +84,7 @@ def test_the_turkish_names_follow_the_glossary() -> None:
 
 
 def test_the_documents_table_is_rendered_from_the_yaml() -> None:
-    """Regenerate with `python -m bot.quiz.topic_names` after editing the YAML."""
+    """Regenerate with `python -m bot.bank.topic_names` after editing the YAML."""
     section = DOC.read_text(encoding="utf-8").split("## Topics\n", 1)[1].split("\n## ", 1)[0]
     table = section[section.index("| slug") :]
     assert table == render_table(load_topic_names())
@@ -120,6 +120,6 @@ def test_per_topic_lists_follow_the_teaching_order() -> None:
 
 
 def test_every_english_name_fits_the_reports_topic_column() -> None:
-    from bot.stats_commands import TOPIC_WIDTH
+    from bot.cli.stats import TOPIC_WIDTH
 
     assert max(len(text.en) for text in load_topic_names().values()) <= TOPIC_WIDTH

@@ -1,5 +1,5 @@
 """Worked numbers of the 2026 questions on NVL72, checkpoint resharding and TP serving
-(issue 28 §3), recomputed from the inputs their stems state.
+(issue 28 3), recomputed from the inputs their stems state.
 
 As in test_worked_numbers_b: the figure must appear in the right choice in both languages,
 and the figure a named mistake gives must appear in a wrong choice, so that a changed input

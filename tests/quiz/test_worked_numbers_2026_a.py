@@ -1,5 +1,5 @@
 """Worked numbers of the 2026 questions on context parallelism, MLA, MoE, FP8 and
-all-reduce algorithms (issue 28 §3), recomputed from the inputs each question states.
+all-reduce algorithms (issue 28 3), recomputed from the inputs each question states.
 
 The figure in the correct choice is computed here and must appear in it (English and
 Turkish formatting) and in no wrong choice; the wrong choices' figures are the named
@@ -15,7 +15,13 @@ import pytest
 from tests.quiz.raw_bank import load_raw
 from tests.quiz.test_worked_numbers_a import contains, num
 
-FILES = ["context-parallel.yaml", "inference-2026.yaml", "moe-parallel.yaml", "fp8.yaml"]
+FILES = [
+    "context-parallel.yaml",
+    "inference-2026.yaml",
+    "moe-parallel.yaml",
+    "fp8.yaml",
+    "allreduce-algorithms.yaml",
+]
 BANK = load_raw(FILES)
 KiB, MiB, GiB = 2**10, 2**20, 2**30
 
@@ -76,11 +82,29 @@ def fp8_04() -> tuple[str, list[str]]:
     return f"{key // MiB} MiB", [f"{m // MiB} MiB" for m in mistakes]
 
 
+def allreduce_algos_02() -> tuple[str, list[str]]:
+    tp, tokens, h, bf16 = 8, 16, 4096, 2
+    message = tokens * h * bf16
+    assert message == 128 * KiB
+    key = (tp - 1) * message  # one-shot: every peer's whole buffer, summed locally
+    assert key == 896 * KiB
+    mistakes = [
+        message,  # one buffer, as if the sum arrived ready-made
+        2 * (tp - 1) * message // tp,  # ring / two-shot volume per GPU
+        (tp - 1) * message // tp,  # a reduce-scatter's share
+    ]
+    assert key == 4 * mistakes[1]
+    extra_us = Fraction(key - mistakes[1], 900 * 10**9) * 10**6  # at 900 GB/s per direction
+    assert extra_us < 1
+    return f"{key // KiB} KiB", [f"{m // KiB} KiB" for m in mistakes]
+
+
 CASES = {
     "context-parallel-04": context_parallel_04,
     "inference-2026-05": inference_2026_05,
     "moe-parallel-03": moe_parallel_03,
     "fp8-04": fp8_04,
+    "allreduce-algos-02": allreduce_algos_02,
 }
 
 

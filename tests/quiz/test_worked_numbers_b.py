@@ -288,6 +288,10 @@ def test_sequence_parallel_05_distractors(lang: str) -> None:
     assert mtnlg == 64
     assert _in_some_wrong("sequence-parallel-05", lang, pct(34 / (34 + gpt3), 0, lang))
     assert _in_some_wrong("sequence-parallel-05", lang, pct(mtnlg / (34 + mtnlg), 0, lang))
+    t = 8  # TP alone (Eq. 2): the attention-core share of 10 + 24/t + 5as/(ht)
+    tp_only = (gpt3 / t) / (10 + Fraction(24, t) + gpt3 / t)
+    assert tp_only == Fraction(10, 23)
+    assert _in_some_wrong("sequence-parallel-05", lang, pct(tp_only, 0, lang))
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -336,7 +340,7 @@ def test_inference_05_distractors(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_distractors_above_and_below_the_key(lang: str) -> None:
-    """Issue 28 §1: a numeric key is not always a middle value; each of these is its mistake."""
+    """Issue 28 1: a numeric key is not always a middle value; each of these is its mistake."""
     batch, hidden = 32, 8192
     side_by_side = 8 * batch * hidden * 2  # the 8 ranks' partial outputs concatenated
     mlp_intermediate = batch * 4 * hidden * 2  # all-reducing the 4h activation
@@ -351,6 +355,8 @@ def test_distractors_above_and_below_the_key(lang: str) -> None:
     sent_and_received = 2 * Fraction(2 * 7, 8)  # GiB, for 1 GiB over 8 GPUs
     assert _in_some_wrong("collectives-03", lang, dec(sent_and_received, 1, lang) + " GiB", other)
     assert _in_some_wrong("comm-cost-02", lang, str(96 // 8), other)  # one per layer of a stage
+    all_links_once = Fraction(800, 200 * 8)  # ms: S/(n·B), every byte over one link once
+    assert _in_some_wrong("comm-cost-03", lang, dec(all_links_once, 1, lang) + " ms", other)
 
 
 def test_every_case_is_a_question() -> None:

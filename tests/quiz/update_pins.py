@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from bot.quiz.loader import BankError, bundled_question_files, load_bank
+from bot.bank.loader import BankError, bundled_question_files, load_bank
 from bot.quiz.model import Bank
 
 PINS_PATH = Path(__file__).with_name("pinned_answers.json")

@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from bot.storage.answers import AnswerStore
-from bot.storage.cards import CardStore
 from bot.storage.contract import (
     AnswersContract,
     CardsContract,
@@ -29,9 +27,6 @@ from bot.storage.contract import (
     StandingsContract,
     TestRunsContract,
 )
-from bot.storage.daily import DailyStore
-from bot.storage.db import Database
-from bot.storage.guilds import GuildSettingsStore, MetaStore
 from bot.storage.pg.answers import PgAnswerStore
 from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
@@ -43,13 +38,17 @@ from bot.storage.pg.reminders import PgReminderStore
 from bot.storage.pg.reports import PgReportStore
 from bot.storage.pg.standings import PgStandings
 from bot.storage.pg.test_runs import PgTestRunStore
-from bot.storage.posts import PostStore
-from bot.storage.privacy import PrivacyStore
-from bot.storage.progress import ProgressStore
-from bot.storage.reminders import ReminderStore
-from bot.storage.reports import ReportStore
-from bot.storage.standings import Standings
-from bot.storage.test_runs import TestRunStore
+from bot.storage.sqlite.answers import AnswerStore
+from bot.storage.sqlite.daily import DailyStore
+from bot.storage.sqlite.db import Database
+from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+from bot.storage.sqlite.posts import PostStore
+from bot.storage.sqlite.privacy import PrivacyStore
+from bot.storage.sqlite.reads import CardStore, ProgressStore
+from bot.storage.sqlite.reminders import ReminderStore
+from bot.storage.sqlite.reports import ReportStore
+from bot.storage.sqlite.standings import Standings
+from bot.storage.sqlite.test_runs import TestRunStore
 
 
 @dataclass

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import migrations
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

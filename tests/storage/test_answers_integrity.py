@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import _split_sql, migrations
+from bot.storage.migration_files import split_sql
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 
 ANSWER = (
     "INSERT INTO answers (guild_id, user_id, question_id, topic, post_id, choice_index,"
@@ -21,7 +22,7 @@ def _at_version(path: Path, version: int) -> None:
         for number, _, sql in migrations():
             if number > version:
                 break
-            for statement in _split_sql(sql):
+            for statement in split_sql(sql):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
         conn.execute(

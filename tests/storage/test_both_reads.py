@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.quiz.memory import CardState
-from bot.storage.standings import DAY_MS, week_start_ms
+from bot.storage.periods import DAY_MS, week_start_ms
 from tests.storage.conftest import Backend
 
 GUILD, OTHER = 111, 222

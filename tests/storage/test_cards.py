@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.memory import DAY_MS, replay
-from bot.storage import Storage
-from bot.storage.cards import delete_guild, delete_member, export_member, member_cards
-from bot.storage.schema import bundled, upgrade_script
+from bot.storage.migration_files import bundled
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.cards import delete_guild, delete_member, export_member, member_cards
+from bot.storage.sqlite.schema import upgrade_script
 from tests.factories import make_bank
 
 GUILD, OTHER = 111, 222

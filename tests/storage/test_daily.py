@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.daily import DailyService
-from bot.service import QuizError, QuizService, to_ms
-from bot.storage import Post, Storage
-from bot.storage.db import migrations
+from bot.services.daily import DailyService
+from bot.services.quiz import QuizError, QuizService, to_ms
+from bot.storage.records import Post
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

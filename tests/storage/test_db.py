@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 
 
 @pytest.fixture

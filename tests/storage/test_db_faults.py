@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import Database, WriteFailed
+from bot.storage.errors import WriteFailed
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.db import Database
 from tests.factories import make_bank
 from tests.mounts import fill, tmpfs
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.scoring import AnswerResult
-from bot.storage import Storage
-from bot.storage.db import WriteFailed
-from bot.storage.group_commit import GroupCommit
+from bot.storage.errors import WriteFailed
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.group_commit import GroupCommit
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

@@ -6,7 +6,7 @@ import asyncio
 
 from tests.storage.conftest import Backend
 
-#: The largest snowflake (bot/config.py MAX_SNOWFLAKE): both backends keep 64-bit ids.
+#: The largest snowflake (bot/infra/config.py MAX_SNOWFLAKE): both backends keep 64-bit ids.
 BIG_ID = 2**63 - 1
 
 

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from bot import item_service
-from bot.item_service import ItemStatsService
 from bot.quiz.itemstats import bank_stats
 from bot.quiz.model import Bank, Question
-from bot.service import QuizService
-from bot.storage import Storage
-from bot.storage import itemstats as store
-from bot.storage.reports import add_report
+from bot.services import items as item_service
+from bot.services.items import ItemStatsService
+from bot.services.quiz import QuizService
+from bot.storage.records import Refresh
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite import itemstats as store
+from bot.storage.sqlite.reports import add_report
 from tests.factories import make_bank
 from tests.itemsim import simulate
 
@@ -72,7 +73,7 @@ def _expected(path: Path, service: ItemStatsService, guild: int) -> list:
     return bank_stats(service.items(), answers, reports)
 
 
-def _state(path: Path, guild: int) -> store.Refresh:
+def _state(path: Path, guild: int) -> Refresh:
     with sqlite3.connect(path) as conn:
         return store.refreshes(conn, guild)[guild]
 

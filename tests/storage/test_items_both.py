@@ -20,15 +20,15 @@ from typing import Any
 
 import pytest
 
-from bot.item_service import ItemStatsService
 from bot.quiz.itemstats import FirstAnswer, ItemStats, bank_stats
 from bot.quiz.itemstats_fast import bank_stats_member_rows, member_rows
-from bot.service import QuizService
-from bot.storage import Storage
-from bot.storage import itemstats as store
-from bot.storage.pg.copy import copy_from_sqlite
+from bot.services.items import ItemStatsService
+from bot.services.quiz import QuizService
+from bot.storage.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.storage import PgStorage
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite import itemstats as store
 from tests.factories import make_bank
 from tests.storage.test_item_summary import GUILD, NOW_MS, OTHER, _play
 

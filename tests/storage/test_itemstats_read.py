@@ -10,8 +10,8 @@ from bot.quiz.itemstats import FirstAnswer, bank_stats, item_of
 from bot.quiz.itemstats_fast import bank_stats_member_rows
 from bot.quiz.itemstats_fast import member_rows as python_rows
 from bot.quiz.model import Question
-from bot.storage import Storage
-from bot.storage.itemstats import first_answer_rows, first_answers, member_rows
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.itemstats import first_answer_rows, first_answers, member_rows
 from tests.factories import make_bank
 from tests.itemsim import simulate
 

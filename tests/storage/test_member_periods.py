@@ -20,10 +20,12 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.periods import period_start
-from bot.storage import Storage
-from bot.storage.db import _split_sql, migrations
+from bot.storage.migration_files import split_sql
+from bot.storage.periods import month_start_ms, week_start_ms
 from bot.storage.pg.standings import PgStandings
-from bot.storage.standings import Standings, month_start_ms, week_start_ms
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
+from bot.storage.sqlite.standings import Standings
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 
@@ -168,7 +170,7 @@ async def test_the_backfill_equals_what_recording_keeps(sqlite_answers, tmp_path
         for version, _, sql in migrations():
             if version > 2:
                 break
-            for statement in _split_sql(sql):
+            for statement in split_sql(sql):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {version}")
         # The columns posts had at schema version 2 (0004 added params).

@@ -1,4 +1,4 @@
-"""Forgetting a member: every table as if they never played (bot/storage/members.py).
+"""Forgetting a member: every table as if they never played (bot/storage/sqlite/members.py).
 
 The same random history (several members, posts over ten weeks so that several weeks
 and months are summarised, personal tests, daily streaks, two servers) is played into two
@@ -18,10 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.db import _split_sql
-from bot.storage.members import GUILD_STEPS, MEMBER_STEPS
-from bot.storage.schema import bundled
+from bot.storage.migration_files import bundled, split_sql
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.members import GUILD_STEPS, MEMBER_STEPS
 from tests.factories import make_bank
 
 GUILD, OTHER = 77, 78
@@ -188,7 +187,7 @@ def _rebuilt(path: Path) -> tuple[dict[str, list[tuple[object, ...]]], dict[str,
         conn.execute("CREATE TEMP TABLE r_member_periods AS SELECT * FROM member_periods WHERE 0")
         conn.execute("CREATE TEMP TABLE r_score_counts AS SELECT * FROM score_counts WHERE 0")
         backfill = next(m for m in bundled() if m.name.startswith("0003_"))
-        for statement in _split_sql(backfill.sql):
+        for statement in split_sql(backfill.sql):
             if statement.startswith("INSERT INTO"):
                 statement = statement.replace("INSERT INTO ", "INSERT INTO r_", 1)
                 statement = statement.replace("FROM members", "FROM r_members")

@@ -7,8 +7,8 @@ import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.config import DatabaseUrl
-from bot.storage.backup import pg_dump_command
+from bot.infra.config import DatabaseUrl
+from bot.storage.sqlite.backup import pg_dump_command
 from tests.test_cli import tpquiz
 
 URL = "postgresql://tpquiz:p%40ss-9@db.internal:5433/tpquiz?sslmode=require&password=p%40ss-9"

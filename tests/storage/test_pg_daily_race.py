@@ -17,9 +17,9 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from bot.storage import Post
 from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
+from bot.storage.records import Post
 
 GUILD = 111
 DAY = "2026-12-04"

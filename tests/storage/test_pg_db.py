@@ -9,11 +9,12 @@ import sqlite3
 import asyncpg
 import pytest
 
-from bot.config import DatabaseUrl
-from bot.storage.db import WriteFailed, migrations
+from bot.infra.config import DatabaseUrl
+from bot.storage.errors import WriteFailed
 from bot.storage.pg import db as pgdb
 from bot.storage.pg.db import VERSION_TABLE, PgDatabase, pg_migrations
 from bot.storage.problems import DatabaseUnusable
+from bot.storage.sqlite.migrate import migrations
 from tests.pg_server import PgServer
 
 NEWEST = len(pg_migrations())

@@ -1,13 +1,15 @@
-"""`tpquiz doctor`'s PostgreSQL check (bot/doctor.py) against the session's server."""
+"""`tpquiz doctor`'s PostgreSQL check (bot/storage/pg/doctor.py, run by bot/cli/doctor.py)
+against the session's server."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from bot.config import DatabaseUrl, Settings
-from bot.doctor import check_postgres, run_doctor
+from bot.cli.doctor import run_doctor
+from bot.infra.config import DatabaseUrl, Settings
 from bot.storage.pg.db import PgDatabase, pg_migrations
+from bot.storage.pg.doctor import check_postgres
 from bot.storage.pg.shard_locks import PgShardLocks, application_name
 from tests.pg_server import PgServer
 

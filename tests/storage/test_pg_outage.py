@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.service import AnswerNotSaved, QuizService
+from bot.services.quiz import AnswerNotSaved, QuizService
 from bot.storage.pg.storage import PgStorage
 from tests.factories import make_bank
 from tests.pg_server import PgServer

@@ -2,7 +2,7 @@
 
 The history of tests/storage/test_members.py (written by the real SQLite click path) is
 played into two files, with member X and without; the first is copied into PostgreSQL
-(bot/storage/pg/copy.py) and X forgotten there. Every table in PostgreSQL must then equal
+(bot/storage/copy.py) and X forgotten there. Every table in PostgreSQL must then equal
 the file where X never played (the answers' and reports' ids aside), so ranks and counts
 are as if X never played; the export must be the SQLite export of the same data.
 """
@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import members as lite
+from bot.storage.copy import copy_from_sqlite
+from bot.storage.member_data import GUILD_TABLES
 from bot.storage.pg import members as pgmembers
-from bot.storage.pg.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.standings import PgStandings
+from bot.storage.sqlite import members as lite
 from tests.storage.test_members import GUILD, OTHER, X, _dump, _play
 
 
@@ -57,7 +58,7 @@ async def _pg_dump(db: PgDatabase, columns: dict[str, list[str]]) -> dict[str, l
 
 def test_the_steps_follow_the_sqlite_list() -> None:
     assert set(pgmembers._STEPS) == {s.name for s in lite.MEMBER_STEPS}
-    assert pgmembers.GUILD_TABLES == tuple(s.name for s in lite.GUILD_STEPS)
+    assert GUILD_TABLES == tuple(s.name for s in lite.GUILD_STEPS)
 
 
 @pytest.mark.parametrize("x_rank", ["first", "middle", "last"])
@@ -133,7 +134,7 @@ async def test_a_server_is_forgotten_whole_and_due_removals_go_once(
             await other.close()
         assert sorted(first + second) == [GUILD]
         assert await privacy.delete_due(1000) == []
-        for table in pgmembers.GUILD_TABLES:
+        for table in GUILD_TABLES:
             rows = await db.fetch(f"SELECT 1 FROM {table} WHERE guild_id = $1", GUILD)
             assert rows == [], table
         assert await standings.all_rows(OTHER, None) == other_before

@@ -1,7 +1,7 @@
 """`tpquiz run` with TPQUIZ_DATABASE_URL: the shard locks are claimed before anything else.
 
 A real `python -m bot run` process against the session's PostgreSQL, while the test holds
-the lock of shard 0 of 1 (what a running unsharded process holds, bot/shard_lock.py
+the lock of shard 0 of 1 (what a running unsharded process holds, bot/infra/shard_lock.py
 `shards_to_claim`): the second process must refuse in one line naming the holder and
 exit 2, having created nothing.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import DatabaseUrl
-from bot.shard_lock import ShardsLost
+from bot.infra.config import DatabaseUrl
+from bot.infra.shard_lock import ShardsLost
 from bot.storage.pg.db import PgDatabase, pg_migrations
 from bot.storage.pg.shard_locks import PgShardLocks, application_name
 from tests.pg_server import PgServer
@@ -73,11 +73,11 @@ async def test_another_shard_count_is_refused_too(tmp_path: Path, pg_url: str) -
 async def test_the_locks_are_held_while_serving_and_given_back_after(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`_run_on_postgres` with `_serve` (Discord) replaced: shards 1 and 3 of 4 are
-    held while it serves, on a migrated database, and free again once it returns, also
-    when serving fails."""
-    from bot import cli
-    from bot.config import Settings
+    """`_run_on_storage` on PostgreSQL (`open_for_run`'s shard claims) with `_serve`
+    (Discord) replaced: shards 1 and 3 of 4 are held while it serves, on a migrated
+    database, and free again once it returns, also when serving fails."""
+    from bot.cli import main as cli
+    from bot.infra.config import Settings
     from bot.storage.pg.shard_locks import holders
 
     url = DatabaseUrl(pg_url)
@@ -92,10 +92,10 @@ async def test_the_locks_are_held_while_serving_and_given_back_after(
 
     monkeypatch.setattr(cli, "_serve", serve)
     settings = Settings(database_url=url, shard_count=4, shard_ids=(1, 3))
-    await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+    await cli._run_on_storage(settings, "token", None, None, None)  # type: ignore[arg-type]
     assert await holders(url) == ({}, {})
     with pytest.raises(RuntimeError):
-        await cli._run_on_postgres(settings, "token", None, None, None)  # type: ignore[arg-type]
+        await cli._run_on_storage(settings, "token", None, None, None)  # type: ignore[arg-type]
     assert await holders(url) == ({}, {})
     newest = len(pg_migrations())
     assert seen == [([1, 3], newest), ([1, 3], newest)]
@@ -106,10 +106,10 @@ async def test_shards_taken_during_a_database_restart_stop_the_running_bot(
 ) -> None:
     """Issue 31, defect 2, as `tpquiz run` wires it: the shard locks' watch runs beside
     the bot, and when another process claimed the shard while PostgreSQL restarted, the
-    bot is closed (as by SIGTERM) and `_run_on_postgres` raises `ShardsLost`, whose one
+    bot is closed (as by SIGTERM) and `_run_on_storage` raises `ShardsLost`, whose one
     line `tpquiz run` prints (exit 2, as for any `ShardHeld`)."""
-    from bot import cli
-    from bot.config import Settings
+    from bot.cli import main as cli
+    from bot.infra.config import Settings
     from bot.storage.pg.shard_locks import ShardLocks, holders
 
     url = DatabaseUrl(own_pg_server.url())
@@ -128,7 +128,7 @@ async def test_shards_taken_during_a_database_restart_stop_the_running_bot(
 
     monkeypatch.setattr(cli, "_serve", serve)
     settings = Settings(database_url=url)
-    run = asyncio.create_task(cli._run_on_postgres(settings, "token", None, None, None))  # type: ignore[arg-type]
+    run = asyncio.create_task(cli._run_on_storage(settings, "token", None, None, None))  # type: ignore[arg-type]
     other = None
     try:
         await asyncio.wait_for(serving.wait(), 60)

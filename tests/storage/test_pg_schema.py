@@ -1,6 +1,6 @@
 """The SQLite and PostgreSQL schemas agree, table by table (issue 15).
 
-Every SQLite migration (bot/storage/migrations/) has a PostgreSQL twin with the same
+Every SQLite migration (bot/storage/sqlite/migrations/) has a PostgreSQL twin with the same
 file name (bot/storage/pg/migrations/); after all of them, both databases hold the same
 tables, columns (types through tests/storage/schema_shape.TYPE_FAMILIES), nullability,
 defaults, primary keys, indexes (unique or not, columns, order, partial predicate) and
@@ -15,12 +15,13 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.storage.db import Database, migrations
+from bot.storage.migration_files import header_problem
 from bot.storage.pg.db import PgDatabase, pg_migrations
-from bot.storage.schema import header_problem
+from bot.storage.sqlite.db import Database
+from bot.storage.sqlite.migrate import migrations
 from tests.storage.schema_shape import differences, pg_shape, sqlite_shape
 
-SQLITE_DIR = "bot/storage/migrations"
+SQLITE_DIR = "bot/storage/sqlite/migrations"
 PG_DIR = "bot/storage/pg/migrations"
 
 

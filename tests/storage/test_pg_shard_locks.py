@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from bot.config import DatabaseUrl
-from bot.shard_lock import ShardCountMismatch, ShardHeld
+from bot.infra.config import DatabaseUrl
+from bot.infra.shard_lock import ShardCountMismatch, ShardHeld
 from bot.storage.pg.shard_locks import PgShardLocks, ShardLocks, application_name, holders
 
 

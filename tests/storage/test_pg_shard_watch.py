@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 import asyncpg
 import pytest
 
-from bot.config import DatabaseUrl
-from bot.shard_lock import ShardHeld, ShardsLost
+from bot.infra.config import DatabaseUrl
+from bot.infra.shard_lock import ShardHeld, ShardsLost
 from bot.storage.pg.shard_locks import PgShardLocks, ShardLocks, holders
 from tests.pg_server import PgServer
 

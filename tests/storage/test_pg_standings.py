@@ -1,5 +1,5 @@
 """One data set on both backends ranks the same: SQLite written by the real click path,
-copied into PostgreSQL (bot/storage/pg/copy.py), every leaderboard read compared."""
+copied into PostgreSQL (bot/storage/copy.py), every leaderboard read compared."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.pg.copy import copy_from_sqlite
+from bot.storage.copy import copy_from_sqlite
+from bot.storage.periods import DAY_MS, month_start_ms, week_start_ms
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.standings import PgStandings, positional
 from bot.storage.problems import DatabaseUnusable
-from bot.storage.standings import DAY_MS, month_start_ms, week_start_ms
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 
 GUILDS = (7, 2**62)

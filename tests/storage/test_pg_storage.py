@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.config import DatabaseUrl, Settings
-from bot.storage import Storage, open_storage
+from bot.infra.config import DatabaseUrl, Settings
+from bot.storage.factory import open_storage
 from bot.storage.pg.storage import PgStorage
+from bot.storage.sqlite import Storage
 
 #: The attributes both bundles must have (everything but the database itself).
 STORES = {

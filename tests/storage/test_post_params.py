@@ -12,12 +12,12 @@ import sqlite3
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from bot.daily import DailyService
+from bot.bank.template_files import load_templates
 from bot.quiz.model import Bank
-from bot.quiz.template_files import load_templates
 from bot.quiz.templates import COMPUTED_TAG, decode_params
-from bot.service import QuizService
-from bot.storage import Storage
+from bot.services.daily import DailyService
+from bot.services.quiz import QuizService
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 
 GUILD, CHANNEL, ALICE = 111, 5, 1001

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 
-from bot.storage.posts import Post
-from bot.storage.test_runs import TestRun
+from bot.storage.records import Post, TestRun
 from tests.storage.conftest import Backend
 
 BIG_ID = 2**63 - 1

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
-from bot.storage.reminders import delete_guild, delete_member, export_member
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.reminders import delete_guild, delete_member, export_member
 
 GUILD, OTHER = 111, 222
 ALICE, BOB = 1001, 1002

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.quiz.reports import DAILY_LIMIT, DAY_MS, MAX_BODY
-from bot.storage import Storage
-from bot.storage.reports import (
-    Report,
+from bot.storage.migration_files import bundled
+from bot.storage.records import Report
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.reports import (
     add_report,
     count_open,
     delete_guild,
@@ -21,7 +22,6 @@ from bot.storage.reports import (
     open_counts,
     resolve,
 )
-from bot.storage.schema import bundled
 
 GUILD, OTHER = 111, 222
 ALICE, BOB = 1001, 1002

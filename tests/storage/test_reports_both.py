@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.quiz.reports import DAILY_LIMIT, DAY_MS, MAX_BODY
-from bot.storage.reports import Report
+from bot.storage.records import Report
 from tests.storage.conftest import Backend
 
 GUILD, OTHER = 111, 222

@@ -15,8 +15,8 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.storage import Storage
 from bot.storage.pg.db import PgDatabase
+from bot.storage.sqlite import Storage
 from tests.storage.conftest import _numbered
 from tests.storage.test_review_rounds import second_open_round_refused
 from tests.storage.test_schema import at_schema

@@ -19,11 +19,11 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.review import ReviewOpening, ReviewService
-from bot.service import QuizError, QuizService
-from bot.storage import Storage
+from bot.services.quiz import QuizError, QuizService
+from bot.services.review import ReviewOpening, ReviewService
 from bot.storage.pg.storage import PgStorage
-from bot.storage.test_runs import TestRun
+from bot.storage.records import TestRun
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 from tests.storage.conftest import Backend
 

@@ -1,4 +1,4 @@
-"""Migration headers, `read_status` and `upgrade_script` (bot/storage/schema.py)."""
+"""Migration headers, `read_status` and `upgrade_script` (bot/storage/sqlite/schema.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage, problems
-from bot.storage.db import migrations
-from bot.storage.schema import bundled, header_problem, read_status, upgrade_script
+from bot.storage import problems
+from bot.storage.migration_files import bundled, header_problem
+from bot.storage.sqlite import Storage
+from bot.storage.sqlite.migrate import migrations
+from bot.storage.sqlite.schema import read_status, upgrade_script
 
 GOOD = """-- 0007: A title
 -- Why: because a reason, which goes on
@@ -25,10 +27,10 @@ CREATE TABLE t (x INTEGER);
 
 @pytest.mark.parametrize("name", [name for _, name, _ in migrations()])
 def test_every_migration_has_the_header(name: str) -> None:
-    """NNNN: title / Why: / Changes: in the leading comment block (bot/storage/schema.py)."""
+    """NNNN: title / Why: / Changes: in the leading comment block (bot/storage/sqlite/schema.py)."""
     sql = dict((n, s) for _, n, s in migrations())[name]
     problem = header_problem(name, sql)
-    assert problem is None, f"bot/storage/migrations/{problem}"
+    assert problem is None, f"bot/storage/sqlite/migrations/{problem}"
 
 
 def test_the_header_fields_are_read_with_their_continuation_lines() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
+from bot.storage.sqlite import Storage
 from tests.factories import make_bank
 
 GUILD = 7

@@ -3,7 +3,7 @@
 Why a second backend: one SQLite file cannot be shared by several processes on several
 machines, and a public bot needs shards split across processes and replicas. This
 package holds the PostgreSQL side: numbered migrations in `migrations/` with the same
-numbers, names and tables as bot/storage/migrations/ (tests/storage/test_pg_schema.py
+numbers, names and tables as bot/storage/sqlite/migrations/ (tests/storage/test_pg_schema.py
 compares the two schemas table by table), `PgDatabase` (an asyncpg pool that applies
 them at open), and the stores as they are ported. Nothing outside bot/storage/ imports
 it: the rest of the bot will see only the contract in bot/storage/contract.py.
@@ -15,8 +15,8 @@ locks keep one answer per member per post, exact totals and one post per day.
 
 from __future__ import annotations
 
-from .answers import PgAnswerStore
-from .daily import PgDailyStore
-from .db import PgDatabase, pg_migrations
+from bot.storage.pg.answers import PgAnswerStore
+from bot.storage.pg.daily import PgDailyStore
+from bot.storage.pg.db import PgDatabase, pg_migrations
 
 __all__ = ["PgAnswerStore", "PgDailyStore", "PgDatabase", "pg_migrations"]

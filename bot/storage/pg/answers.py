@@ -1,4 +1,4 @@
-"""Recording answers on PostgreSQL: the twin of bot/storage/answers.py (AnswersContract).
+"""Recording answers on PostgreSQL: the twin of bot/storage/sqlite/answers.py (AnswersContract).
 
 `PgAnswerStore.record` takes the same arguments and gives the same results as the SQLite
 store: the outcome, the first answer's outcome with `duplicate=True`, None when the post
@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from bot.quiz.model import Question
 from bot.quiz.scoring import AnswerResult
-
-from ..clicks import Click
-from .clicks import record_click
-from .db import PgDatabase
+from bot.storage.click_read import Click
+from bot.storage.pg.clicks import record_click
+from bot.storage.pg.db import PgDatabase
 
 
 class PgAnswerStore:

@@ -1,7 +1,7 @@
-"""One click on PostgreSQL: the twin of bot/storage/clicks.py, for several processes.
+"""One click on PostgreSQL: the twin of bot/storage/sqlite/clicks.py, for several processes.
 
 The click is the SQLite one, step for step: one statement reads the `ClickBefore` (the
-same joins: bot/storage/clicks.py's `_BEFORE`), `bot.quiz.click.decide_click` decides,
+same statement and row mapping: bot/storage/click_read.py), `bot.quiz.click.decide_click` decides,
 and the decision is written (answer, card, members, score_counts, member_periods, the
 post's count, the daily streak), all in one transaction on a pooled connection. What
 differs is who else may be writing: on SQLite the bot is the only writer and one write
@@ -30,7 +30,7 @@ Why locks, and which (READ COMMITTED, no SERIALIZABLE retries):
   click back and it is run once more: its new read sees the winner, and the click is
   answered as the duplicate it is, or scores as the non-first answer it now is.
 
-No group commit (bot/storage/group_commit.py): it exists because SQLite has one writer
+No group commit (bot/storage/sqlite/group_commit.py): it exists because SQLite has one writer
 and one database thread, so a commit and a thread hand-off per click serialise the bot.
 Here each click has its own pooled connection and the server commits many at once.
 """
@@ -42,25 +42,22 @@ import re
 
 import asyncpg
 
-from bot.quiz.click import (
-    ClickBefore,
-    ClickDecision,
-    DailyBefore,
-    DailyStreak,
-    Earlier,
-    Totals,
-    reply_of,
-)
+from bot.quiz.click import ClickBefore, ClickDecision, Totals, reply_of
 from bot.quiz.scoring import AnswerResult, MemberScore
-
-from ..cards import card_of, card_values
-from ..clicks import _BEFORE_POST, _BEFORE_TEST, Click, PostGone, decide
-from ..standings import period_buckets
-from .db import MIGRATION_LOCK, PgDatabase
+from bot.storage.click_read import (
+    BEFORE_POST,
+    BEFORE_TEST,
+    Buckets,
+    Click,
+    before_of,
+    before_values,
+    decide,
+)
+from bot.storage.periods import period_buckets
+from bot.storage.pg.db import MIGRATION_LOCK, PgDatabase
+from bot.storage.records import card_values
 
 __all__ = ["member_lock_key", "record_click"]
-
-Buckets = tuple[tuple[str, int], tuple[str, int]]
 
 _NAMED = re.compile(r"(?<!:):([a-z_]+)")
 
@@ -78,8 +75,8 @@ def positional(sql: str) -> tuple[str, list[str]]:
     return _NAMED.sub(number, sql), names
 
 
-_READ_POST = positional(_BEFORE_POST)
-_READ_TEST = positional(_BEFORE_TEST)
+_READ_POST = positional(BEFORE_POST)
+_READ_TEST = positional(BEFORE_TEST)
 
 #: Lock the post row, then the member (see the module docstring for the order). The
 #: aggregate makes the post's lock come first: it is complete before the outer row.
@@ -104,7 +101,7 @@ def member_lock_key(guild_id: int, user_id: int) -> int:
 
 async def record_click(db: PgDatabase, click: Click) -> AnswerResult | None:
     """The whole click in one transaction; None when its post had closed (or its run
-    had finished: bot/storage/clicks.py `_BEFORE_TEST`).
+    had finished: bot/storage/click_read.py `BEFORE_TEST`).
 
     Raises PostGone when the post no longer exists (nothing is written), and WriteFailed
     when the server or the connection failed (nothing was saved)."""
@@ -139,38 +136,11 @@ async def _attempt(db: PgDatabase, click: Click) -> AnswerResult | None:
 
 async def read_before(conn: asyncpg.Connection, click: Click, buckets: Buckets) -> ClickBefore:
     """What the rules need about `click`, in one statement (after the click's locks)."""
-    (week, week_start), (month, month_start) = buckets
-    values: dict[str, object] = {
-        "guild": click.guild_id,
-        "user": click.user_id,
-        "question": click.question.id,
-        "post": click.post_id,
-        "run": click.test_run_id,
-        "week": week,
-        "week_start": week_start,
-        "month": month,
-        "month_start": month_start,
-    }
+    values = before_values(click, buckets)
     sql, names = _READ_POST if click.post_id is not None else _READ_TEST
     record = await conn.fetchrow(sql, *(values[n] for n in names))
     assert record is not None  # FROM (SELECT 1): always one row
-    row = tuple(record)
-    if click.post_id is not None and row[1]:
-        raise PostGone(f"post {click.post_id} is gone")
-    daily = None
-    if row[27] is not None:
-        streak = None if row[29] is None else DailyStreak(str(row[29]), int(row[30]), int(row[31]))
-        daily = DailyBefore(str(row[27]), row[28], streak)
-    return ClickBefore(
-        closed=bool(row[0]),
-        earlier=None if row[2] is None else Earlier(int(row[2]), bool(row[3]), int(row[4])),
-        first_for_question=bool(row[5]),
-        score=None if row[6] is None else MemberScore(*row[6:13]),
-        week=None if row[13] is None else Totals(*row[13:16]),
-        month=None if row[16] is None else Totals(*row[16:19]),
-        card=None if row[19] is None else card_of(row[19:27]),
-        daily=daily,
-    )
+    return before_of(click, tuple(record))
 
 
 #: One trip for every write of a recorded click, and its rank (migration 0010).
@@ -186,7 +156,7 @@ async def apply(
 ) -> int:
     """Write a "recorded" decision and return the member's rank after it, in one
     statement: `tpquiz_record_click` (bot/storage/pg/migrations/0010_click_writes.sql)
-    runs the writes the SQLite path runs (bot/storage/clicks.py), in the same order.
+    runs the writes the SQLite path runs (bot/storage/sqlite/clicks.py), in the same order.
     Every value comes from the decision; None is "none" (no earlier score in a period,
     no post, no daily streak)."""
     answer, score, card = decision.answer, decision.score, decision.card

@@ -1,4 +1,4 @@
-"""Daily question posts on PostgreSQL: the twin of bot/storage/daily.py (DailyContract).
+"""Daily question posts on PostgreSQL: the twin of bot/storage/sqlite/daily.py (DailyContract).
 
 Why it is safe with several processes ticking at once (issue 15: every process runs the
 daily scheduler for its shards, and a shard may move between processes):
@@ -14,8 +14,8 @@ daily scheduler for its shards, and a shard may move between processes):
   before the close, and no click is recorded after it: of two closers only one gets the
   counts, the other None.
 
-The rows and objects are the SQLite store's (`DailySettings`, `Post`, `DailyStreak`), so
-both backends return equal values for equal rows.
+The rows and objects are bot/storage/records.py's (`DailySettings`, `Post`) and the
+rules' (`DailyStreak`), so both backends return equal values for equal rows.
 """
 
 from __future__ import annotations
@@ -27,10 +27,15 @@ import asyncpg
 
 from bot.quiz.click import DailyStreak
 from bot.quiz.schedule import current_daily_streak
-
-from ..daily import _SETTINGS_COLUMNS, DailySettings, _settings
-from ..posts import _COLUMNS, Post, _post
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import (
+    DAILY_SETTINGS_COLUMNS,
+    POST_COLUMNS,
+    DailySettings,
+    Post,
+    daily_settings_of,
+    post_of,
+)
 
 _CLEAR_ERROR = (
     "error_code = NULL, error_status = NULL, error_text = NULL, error_channel = NULL,"
@@ -46,16 +51,17 @@ class PgDailyStore:
 
     async def get(self, guild_id: int) -> DailySettings | None:
         row = await self.db.fetchrow(
-            f"SELECT {_SETTINGS_COLUMNS} FROM daily_settings WHERE guild_id = $1", guild_id
+            f"SELECT {DAILY_SETTINGS_COLUMNS} FROM daily_settings WHERE guild_id = $1", guild_id
         )
-        return _settings(row) if row is not None else None
+        return daily_settings_of(row) if row is not None else None
 
     async def enabled(self) -> list[DailySettings]:
         """Every server with daily posts on (read each tick; the due check is in Python)."""
         rows = await self.db.fetch(
-            f"SELECT {_SETTINGS_COLUMNS} FROM daily_settings WHERE enabled = 1 ORDER BY guild_id"
+            f"SELECT {DAILY_SETTINGS_COLUMNS} FROM daily_settings WHERE enabled = 1"
+            " ORDER BY guild_id"
         )
-        return [_settings(row) for row in rows]
+        return [daily_settings_of(row) for row in rows]
 
     async def set_schedule(
         self,
@@ -163,7 +169,7 @@ class PgDailyStore:
                     "INSERT INTO posts (guild_id, channel_id, question_id, choice_order, language,"
                     " kind, created_at, closes_at, daily_date, params)"
                     " VALUES ($1, $2, $3, $4, $5, 'daily', $6, $7, $8, $9)"
-                    f" RETURNING {_COLUMNS}",
+                    f" RETURNING {POST_COLUMNS}",
                     guild_id,
                     channel_id,
                     question_id,
@@ -175,7 +181,7 @@ class PgDailyStore:
                     params,
                 )
                 assert row is not None
-                post = _post(row)
+                post = post_of(row)
                 await conn.execute(
                     "UPDATE daily_slots SET post_id = $1 WHERE guild_id = $2 AND local_date = $3",
                     post.id,
@@ -198,12 +204,12 @@ class PgDailyStore:
                 f"UPDATE daily_settings SET {_CLEAR_ERROR} WHERE guild_id = $1", post.guild_id
             )
         rows = await self.db.fetch(
-            f"SELECT {_COLUMNS} FROM posts WHERE guild_id = $1 AND kind = 'daily'"
+            f"SELECT {POST_COLUMNS} FROM posts WHERE guild_id = $1 AND kind = 'daily'"
             " AND closed_at IS NULL AND id < $2 ORDER BY id",
             post.guild_id,
             post.id,
         )
-        return [_post(row) for row in rows]
+        return [post_of(row) for row in rows]
 
     async def failed(
         self,
@@ -250,11 +256,11 @@ class PgDailyStore:
     async def due_to_close(self, now_ms: int) -> list[Post]:
         """Open daily posts whose closing time has come, in every server."""
         rows = await self.db.fetch(
-            f"SELECT {_COLUMNS} FROM posts WHERE kind = 'daily' AND closed_at IS NULL"
+            f"SELECT {POST_COLUMNS} FROM posts WHERE kind = 'daily' AND closed_at IS NULL"
             " AND closes_at <= $1 ORDER BY id",
             now_ms,
         )
-        return [_post(row) for row in rows]
+        return [post_of(row) for row in rows]
 
     async def close(self, post_id: int, now_ms: int) -> tuple[Post, dict[int, int]] | None:
         """Close a daily post: the closed post and how many members chose each choice
@@ -263,7 +269,7 @@ class PgDailyStore:
         async with self.db.transaction() as conn:
             row = await conn.fetchrow(
                 "UPDATE posts SET closed_at = $1 WHERE id = $2 AND closed_at IS NULL"
-                f" RETURNING {_COLUMNS}",
+                f" RETURNING {POST_COLUMNS}",
                 now_ms,
                 post_id,
             )
@@ -276,15 +282,15 @@ class PgDailyStore:
                 " GROUP BY choice_index",
                 post_id,
             )
-        return _post(row), {int(c): int(n) for c, n in counts}
+        return post_of(row), {int(c): int(n) for c, n in counts}
 
     async def latest_open(self, guild_id: int) -> Post | None:
         row = await self.db.fetchrow(
-            f"SELECT {_COLUMNS} FROM posts WHERE guild_id = $1 AND kind = 'daily'"
+            f"SELECT {POST_COLUMNS} FROM posts WHERE guild_id = $1 AND kind = 'daily'"
             " AND closed_at IS NULL ORDER BY id DESC LIMIT 1",
             guild_id,
         )
-        return _post(row) if row is not None else None
+        return post_of(row) if row is not None else None
 
     # -- streaks ---------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ comes from the schema's keys and unique indexes (the same as SQLite's: one answe
 member per post, one daily slot per server and day), so the stores write with
 `INSERT ... ON CONFLICT` at READ COMMITTED rather than retrying SERIALIZABLE conflicts.
 
-Migrations: bot/storage/pg/migrations/NNNN_name.sql, one per SQLite migration, same
+Migrations: bot/storage/pg/migrations/ holds one `NNNN_name.sql` per SQLite migration, same
 numbers and names. Each runs as one transaction (PostgreSQL's DDL is transactional, so a
 failed migration leaves nothing behind) that also records its version in `tpquiz_schema`
 (PostgreSQL has no `user_version`). Two processes starting together take turns on an
@@ -18,19 +18,17 @@ and no error: they show `DatabaseUrl.redacted`, and a driver's error text is scr
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from importlib import resources
 from typing import Any
 
 import asyncpg
 
-from bot.config import DatabaseUrl
-
-from ..db import WriteFailed
-from ..problems import DatabaseUnusable
+from bot.infra.config import DatabaseUrl
+from bot.storage.errors import WriteFailed
+from bot.storage.migration_files import numbered
+from bot.storage.problems import DatabaseUnusable
 
 __all__ = [
     "MIGRATION_LOCK",
@@ -42,7 +40,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 #: The table holding one row per applied migration (SQLite keeps PRAGMA user_version).
 VERSION_TABLE = "tpquiz_schema"
 #: pg_advisory_lock key held while migrating ('tpqz' as an integer): one migrator at a time.
@@ -65,16 +62,7 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
 def pg_migrations() -> list[tuple[int, str, str]]:
     """(version, name, sql) for every bundled PostgreSQL migration, in order."""
-    found = []
-    for entry in resources.files("bot.storage.pg").joinpath("migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort()
-    versions = [v for v, _, _ in found]
-    if versions != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 0001, 0002, ... without gaps: {versions}")
-    return found
+    return numbered("pg")
 
 
 def pending_pg_migrations(version: int) -> list[tuple[int, str, str]]:
@@ -289,7 +277,7 @@ class PgDatabase:
         """Raise `WriteFailed` for a storage fault (`_FAULTS`); return for anything else.
 
         Not logged here: the caller says it once (the member's reply, or a loop's
-        `bot.fault_log.FaultLog`), so a database that is down costs one line, not two.
+        `bot.infra.fault_log.FaultLog`), so a database that is down costs one line, not two.
         """
         fault = _storage_fault(exc)
         if fault is None:
@@ -301,7 +289,7 @@ class PgDatabase:
 
 #: asyncpg's errors that mean the server or the connection failed, not the program: the
 #: transaction was rolled back and may succeed later. Constraint violations (23xxx) and
-#: programming errors pass unchanged, as on SQLite (bot/storage/db.py).
+#: programming errors pass unchanged, as on SQLite (bot/storage/sqlite/db.py).
 _FAULTS: tuple[type[BaseException], ...] = (
     OSError,
     TimeoutError,

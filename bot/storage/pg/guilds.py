@@ -1,6 +1,6 @@
 """Per-server settings and bot-wide key/value metadata on PostgreSQL.
 
-The PostgreSQL side of bot/storage/guilds.py, under the same contract
+The PostgreSQL side of bot/storage/sqlite/guilds.py, under the same contract
 (bot/storage/contract.py GuildsContract, MetaContract). Each write is one upsert
 (`INSERT ... ON CONFLICT DO UPDATE`), atomic on its own at READ COMMITTED, so two
 processes setting the same key at once leave one row with the last value.
@@ -8,7 +8,7 @@ processes setting the same key at once leave one row with the last value.
 
 from __future__ import annotations
 
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
 
 
 class PgGuildSettingsStore:

@@ -1,8 +1,8 @@
-"""Item statistics on PostgreSQL: the twin of bot/storage/items.py `ItemStatsStore`.
+"""Item statistics on PostgreSQL: the twin of bot/storage/sqlite/items.py `ItemStatsStore`.
 
 The same reads and the same summary (migration 0009's `item_stats`,
-`item_stats_refreshes`) as bot/storage/itemstats.py, so the service
-(bot/item_service.py) works on either database. Why the details:
+`item_stats_refreshes`) as bot/storage/sqlite/itemstats.py, so the service
+(bot/services/items.py) works on either database. Why the details:
 
 - The member pass is one window over each member's first answers, as on SQLite; the
   accuracy on the member's other answers is the IEEE double division of the same two
@@ -19,19 +19,24 @@ The same reads and the same summary (migration 0009's `item_stats`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from bot.quiz.itemstats import ItemStats
 from bot.quiz.itemstats_fast import MemberRow
-
-from ..itemstats import Chunk, Refresh, SummaryRead, _counts, summary_rows
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import (
+    ITEM_STATS_COLUMNS,
+    REFRESH_COLUMNS,
+    Chunk,
+    Refresh,
+    SummaryRead,
+    item_stats_of,
+    refresh_of,
+    summary_rows,
+)
 
 __all__ = ["PgItemStatsStore"]
 
 #: Each first answer with its member's accuracy on their other first answers (None with
-#: no other): bot/storage/itemstats.py `_MEMBER_ROWS` in PostgreSQL's words.
+#: no other): bot/storage/sqlite/itemstats.py `_MEMBER_ROWS` in PostgreSQL's words.
 _MEMBER_ROWS = (
     "SELECT question_id, hit, CASE WHEN answered > 1"
     " THEN (hits - hit)::float8 / (answered - 1)::float8 END, choice_index"
@@ -42,19 +47,11 @@ _MEMBER_ROWS = (
     ' ORDER BY guild_id, user_id, question_id COLLATE "C"'
 )
 
-_REFRESHES = (
-    "SELECT guild_id, refreshed_at, first_answers, pool_key, stale, generation"
-    " FROM item_stats_refreshes"
-)
+_REFRESHES = f"SELECT {REFRESH_COLUMNS} FROM item_stats_refreshes"
 
 
 def _rows(records: list) -> list[MemberRow]:  # type: ignore[type-arg]
     return [(str(q), int(h), None if r is None else float(r), int(c)) for q, h, r, c in records]
-
-
-def _refresh(row: Sequence[Any]) -> Refresh:
-    g, at, n, key, stale, gen = row
-    return Refresh(int(g), int(at), int(n), str(key), bool(stale), int(gen))
 
 
 class PgItemStatsStore:
@@ -105,7 +102,7 @@ class PgItemStatsStore:
             rows = await self.db.fetch(_REFRESHES)
         else:
             rows = await self.db.fetch(f"{_REFRESHES} WHERE guild_id = $1", guild_id)
-        return {int(r[0]): _refresh(r) for r in rows}
+        return {int(r[0]): refresh_of(r) for r in rows}
 
     async def refresh_start(self, guild_id: int) -> tuple[int, int | None]:
         """The server's first answers and its summary's generation (None: no state row),
@@ -124,7 +121,7 @@ class PgItemStatsStore:
         open reports, from one snapshot."""
         async with self.db.transaction(isolation="repeatable_read", readonly=True) as conn:
             row = await conn.fetchrow(f"{_REFRESHES} WHERE guild_id = $1", guild_id)
-            state = None if row is None else _refresh(row)
+            state = None if row is None else refresh_of(row)
             reports = {
                 str(q): int(n)
                 for q, n in await conn.fetch(
@@ -136,25 +133,9 @@ class PgItemStatsStore:
             if state is None or state.stale or state.pool_key != pool_key:
                 return SummaryRead(None, 0, reports)
             stored = await conn.fetch(
-                "SELECT question_id, answers, correct, discrimination, ranked, key_index, picks,"
-                " top_picks, bottom_picks FROM item_stats WHERE guild_id = $1",
-                guild_id,
+                f"SELECT {ITEM_STATS_COLUMNS} FROM item_stats WHERE guild_id = $1", guild_id
             )
-        stats = {
-            str(q): ItemStats(
-                question_id=str(q),
-                answers=int(n),
-                correct=int(right),
-                facility=int(right) / int(n) if n else None,
-                discrimination=None if disc is None else float(disc),
-                ranked=int(ranked),
-                picks=_counts(picks),
-                top_picks=_counts(top),
-                bottom_picks=_counts(bottom),
-                key_index=int(key),
-            )
-            for q, n, right, disc, ranked, key, picks, top, bottom in stored
-        }
+        stats = {str(row[0]): item_stats_of(row) for row in stored}
         assert state is not None
         return SummaryRead(stats, state.refreshed_at, reports)
 

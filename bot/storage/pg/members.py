@@ -1,9 +1,9 @@
 """Everything stored about a member, or a server, on PostgreSQL: exported, or deleted.
 
-The twin of bot/storage/members.py, which stays the one list of what is stored about a
-member and what each field means: the steps here follow its `MEMBER_STEPS` (same names,
-same order, same notes in the export's "_about") and `GUILD_STEPS`, and a test fails
-when the two lists drift apart (tests/storage/test_privacy_both.py). Each step is an
+The twin of bot/storage/sqlite/members.py: both follow the one catalogue of what is stored
+about a member and what each field means (bot/storage/member_data.py: the same names,
+order and notes in the export's "_about", and `GUILD_TABLES`), and a test fails when
+the functions here miss a table of it (tests/storage/test_pg_privacy.py). Each step is an
 async function of one asyncpg connection, so that a whole deletion runs inside the one
 transaction `PgPrivacyStore` opens: everything about the member goes, or nothing.
 
@@ -22,9 +22,10 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from .. import members as lite
+from bot.storage.member_data import EXPORT_NOTE, GUILD_TABLES, MEMBER_DATA, MEMBER_TABLES
+from bot.storage.records import CARD_COLUMNS, REPORT_COLUMNS
 
-__all__ = ["GUILD_TABLES", "delete_guild", "delete_member", "export_member", "member_guilds"]
+__all__ = ["delete_guild", "delete_member", "export_member", "member_guilds"]
 
 Rows: TypeAlias = list[dict[str, Any]]
 Conn: TypeAlias = asyncpg.Connection
@@ -109,13 +110,7 @@ async def _delete_reports(conn: Conn, guild_id: int, user_id: int) -> int:
     return deleted
 
 
-_CARD_COLUMNS = "question_id, state, step, stability, difficulty, due, last_review, reps, lapses"
-_REPORT_COLUMNS = (
-    "id, guild_id, user_id, question_id, language, reason, body, created_at,"
-    " resolved_at, resolved_by, note"
-)
-
-#: name -> (export, delete), in bot/storage/members.py's MEMBER_STEPS order.
+#: name -> (export, delete) of each table in the catalogue (bot/storage/member_data.py).
 _STEPS: dict[
     str,
     tuple[Callable[[Conn, int, int], Awaitable[Rows]], Callable[[Conn, int, int], Awaitable[int]]],
@@ -128,7 +123,10 @@ _STEPS: dict[
         _rows_of("daily_streaks", "*", "user_id"),
         _delete_rows("daily_streaks"),
     ),
-    "cards": (_rows_of("cards", _CARD_COLUMNS, "question_id"), _delete_rows("cards")),
+    "cards": (
+        _rows_of("cards", f"question_id, {CARD_COLUMNS}", "question_id"),
+        _delete_rows("cards"),
+    ),
     "review_reminders": (
         _rows_of(
             "review_reminders",
@@ -137,11 +135,8 @@ _STEPS: dict[
         ),
         _delete_rows("review_reminders"),
     ),
-    "reports": (_rows_of("reports", _REPORT_COLUMNS, "created_at, id"), _delete_reports),
+    "reports": (_rows_of("reports", REPORT_COLUMNS, "created_at, id"), _delete_reports),
 }
-
-#: Every table with a guild_id, in bot/storage/members.py's GUILD_STEPS order.
-GUILD_TABLES: tuple[str, ...] = tuple(step.name for step in lite.GUILD_STEPS)
 
 
 async def delete_member(conn: Conn, guild_id: int, user_id: int) -> dict[str, int]:
@@ -149,10 +144,10 @@ async def delete_member(conn: Conn, guild_id: int, user_id: int) -> dict[str, in
 
     Run it inside one transaction (`PgDatabase.transaction`). The server's item
     statistics summary counted the member's answers: it is marked stale, as on SQLite
-    (bot/storage/itemstats.py `mark_stale`), so the view computes on demand until the
+    (bot/storage/sqlite/itemstats.py `mark_stale`), so the view computes on demand until the
     next refresh."""
     deleted = {
-        step.name: await _STEPS[step.name][1](conn, guild_id, user_id) for step in lite.MEMBER_STEPS
+        table.name: await _STEPS[table.name][1](conn, guild_id, user_id) for table in MEMBER_DATA
     }
     await conn.execute(
         "UPDATE item_stats_refreshes SET stale = 1, generation = generation + 1"
@@ -172,21 +167,21 @@ async def delete_guild(conn: Conn, guild_id: int) -> dict[str, int]:
 
 async def export_member(conn: Conn, guild_id: int, user_id: int) -> dict[str, Any]:
     """Everything stored about the member in the server, with a note of each field
-    (the same document as on SQLite: bot/storage/members.py `export_member`)."""
-    about = {step.name: step.about for step in lite.MEMBER_STEPS}
+    (the same document as on SQLite: bot/storage/sqlite/members.py `export_member`)."""
+    about = {table.name: table.about for table in MEMBER_DATA}
     data: dict[str, Any] = {
-        "_about": {"_file": lite.EXPORT_NOTE, **about},
+        "_about": {"_file": EXPORT_NOTE, **about},
         "guild_id": guild_id,
         "user_id": user_id,
     }
-    for step in lite.MEMBER_STEPS:
-        data[step.name] = await _STEPS[step.name][0](conn, guild_id, user_id)
+    for table in MEMBER_DATA:
+        data[table.name] = await _STEPS[table.name][0](conn, guild_id, user_id)
     return data
 
 
 async def member_guilds(conn: Conn, user_id: int) -> list[int]:
     """Every server in which a member step holds a row about the member."""
     union = " UNION ".join(
-        f"SELECT guild_id FROM {table} WHERE user_id = $1" for table in lite.MEMBER_TABLES
+        f"SELECT guild_id FROM {table} WHERE user_id = $1" for table in MEMBER_TABLES
     )
     return sorted(int(row[0]) for row in await conn.fetch(union, user_id))

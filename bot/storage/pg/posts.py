@@ -1,7 +1,7 @@
-"""Question posts on PostgreSQL: the twin of bot/storage/posts.py (PostsContract).
+"""Question posts on PostgreSQL: the twin of bot/storage/sqlite/posts.py (PostsContract).
 
-The rows and the `Post` they make are the SQLite store's (`_COLUMNS`, `_post`), so both
-backends return equal objects for equal rows. `create` gets the new id from
+The rows and the `Post` they make are bot/storage/records.py's (`POST_COLUMNS`,
+`post_of`), so both backends return equal objects for equal rows. `create` gets the new id from
 `RETURNING` in the same statement instead of SQLite's lastrowid.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..posts import _COLUMNS, CLICK_CACHE_SIZE, Post, _post
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import CLICK_CACHE_SIZE, POST_COLUMNS, Post, post_of
 
 
 class PgPostStore:
@@ -35,7 +35,7 @@ class PgPostStore:
             row = await conn.fetchrow(
                 "INSERT INTO posts (guild_id, channel_id, question_id, choice_order, language,"
                 " kind, created_at, closes_at, params)"
-                f" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {_COLUMNS}",
+                f" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {POST_COLUMNS}",
                 guild_id,
                 channel_id,
                 question_id,
@@ -47,7 +47,7 @@ class PgPostStore:
                 params,
             )
         assert row is not None
-        return _post(row)
+        return post_of(row)
 
     async def set_message(self, post_id: int, message_id: int) -> None:
         async with self.db.transaction() as conn:
@@ -84,8 +84,8 @@ class PgPostStore:
         self._open.pop(post_id, None)
 
     async def get(self, post_id: int) -> Post | None:
-        row = await self.db.fetchrow(f"SELECT {_COLUMNS} FROM posts WHERE id = $1", post_id)
-        return _post(row) if row is not None else None
+        row = await self.db.fetchrow(f"SELECT {POST_COLUMNS} FROM posts WHERE id = $1", post_id)
+        return post_of(row) if row is not None else None
 
     async def recent_question_ids(self, guild_id: int, limit: int) -> list[str]:
         """Question ids of the server's latest posts, newest first."""

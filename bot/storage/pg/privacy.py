@@ -1,6 +1,6 @@
 """Forget and export a member, forget a server, servers pending deletion: on PostgreSQL.
 
-The twin of bot/storage/privacy.py over bot/storage/pg/members.py. Each deletion is one
+The twin of bot/storage/sqlite/privacy.py over bot/storage/pg/members.py. Each deletion is one
 transaction, so a member's data goes whole or not at all; an export reads every table in
 one REPEATABLE READ snapshot, so a click landing meanwhile cannot make it disagree with
 itself (an answer counted in the totals but missing from the answers). Several bot
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..privacy import PendingRemoval
-from . import members
-from .db import PgDatabase
+from bot.storage.pg import members
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import PendingRemoval
 
 
 class PgPrivacyStore:

@@ -1,19 +1,16 @@
 """Read-only stores on PostgreSQL: a member's weekly progress and review cards.
 
-Twins of bot/storage/progress.py and CardStore in bot/storage/cards.py, with the same
-SQL and the same results (ProgressContract, CardsContract). Card writes happen inside the
-click's transaction (bot/storage/answers.py), which is not ported yet.
+Twins of bot/storage/sqlite/reads.py, with the same SQL and the same results
+(ProgressContract, CardsContract). Card writes happen inside the click's transaction
+(bot/storage/pg/clicks.py).
 """
 
 from __future__ import annotations
 
 from bot.quiz.memory import CardState
-
-from ..cards import _COLUMNS as _CARD_COLUMNS
-from ..cards import card_of
-from ..progress import WEEK_MS
-from ..standings import week_start_ms
-from .db import PgDatabase
+from bot.storage.periods import WEEK_MS, week_start_ms
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import CARD_COLUMNS, card_of
 
 
 class PgProgressStore:
@@ -45,7 +42,7 @@ class PgCardStore:
 
     async def member_cards(self, guild_id: int, user_id: int) -> dict[str, CardState]:
         rows = await self.db.fetch(
-            f"SELECT question_id, {_CARD_COLUMNS} FROM cards WHERE guild_id = $1"
+            f"SELECT question_id, {CARD_COLUMNS} FROM cards WHERE guild_id = $1"
             " AND user_id = $2 ORDER BY due",
             guild_id,
             user_id,

@@ -1,4 +1,4 @@
-"""Members' review reminders on PostgreSQL: the twin of bot/storage/reminders.py.
+"""Members' review reminders on PostgreSQL: the twin of bot/storage/sqlite/reminders.py.
 
 Claiming holds across processes here too: `claim` is one UPDATE whose WHERE requires an
 older last_date. At READ COMMITTED a second, concurrent claim waits for the first's row
@@ -8,8 +8,8 @@ so one member gets one reminder a day however many processes tick.
 
 from __future__ import annotations
 
-from ..reminders import ReminderRow
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import ReminderRow
 
 
 def _count(status: str) -> int:

@@ -1,4 +1,4 @@
-"""Problem reports on PostgreSQL: the twin of bot/storage/reports.py's `ReportStore`.
+"""Problem reports on PostgreSQL: the twin of bot/storage/sqlite/reports.py's `ReportStore`.
 
 The limits (one report per member and question, so many a day) are decided by
 `bot.quiz.reports.report_refusal` on counts read inside the filing transaction, as on
@@ -10,19 +10,12 @@ filing's counts are read after the first committed, and see its report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from bot.quiz.reports import DAY_MS, Refusal, clean_body, report_refusal
-
-from ..reports import _COLUMNS, Report
-from .db import PgDatabase
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import REPORT_COLUMNS, Report, reports_of
 
 #: The first key of the member's advisory lock while filing ('tprp').
 REPORT_LOCK = 0x74707270
-
-
-def _reports(rows: Sequence[Sequence[object]]) -> list[Report]:
-    return [Report(*row) for row in rows]  # type: ignore[arg-type]
 
 
 class PgReportStore:
@@ -64,7 +57,7 @@ class PgReportStore:
                 return refusal
             rows = await conn.fetch(
                 "INSERT INTO reports (guild_id, user_id, question_id, language, reason, body,"
-                " created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING " + _COLUMNS,
+                " created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING " + REPORT_COLUMNS,
                 guild_id,
                 user_id,
                 question_id,
@@ -73,7 +66,7 @@ class PgReportStore:
                 clean_body(body),
                 now_ms,
             )
-        return _reports(rows)[0]
+        return reports_of(rows)[0]
 
     async def find(
         self,
@@ -99,11 +92,11 @@ class PgReportStore:
         clause = f" WHERE {' AND '.join(where)}" if where else ""
         args += [None if limit < 0 else limit, offset]
         rows = await self.db.fetch(
-            f"SELECT {_COLUMNS} FROM reports{clause} ORDER BY created_at DESC, id DESC"
+            f"SELECT {REPORT_COLUMNS} FROM reports{clause} ORDER BY created_at DESC, id DESC"
             f" LIMIT ${len(args) - 1} OFFSET ${len(args)}",
             *args,
         )
-        return _reports(rows)
+        return reports_of(rows)
 
     async def count_open(self, guild_id: int | None = None) -> int:
         row = await self.db.fetchrow(
@@ -146,12 +139,12 @@ class PgReportStore:
                 guild_id,
             )
             rows = await conn.fetch(
-                f"SELECT {_COLUMNS} FROM reports WHERE id = $1"
+                f"SELECT {REPORT_COLUMNS} FROM reports WHERE id = $1"
                 " AND ($2::BIGINT IS NULL OR guild_id = $2)",
                 report_id,
                 guild_id,
             )
-        return _reports(rows)[0] if rows else None
+        return reports_of(rows)[0] if rows else None
 
     async def resolve_open(
         self, report_id: int, *, guild_id: int, now_ms: int, by: int
@@ -160,10 +153,10 @@ class PgReportStore:
         async with self.db.transaction() as conn:
             rows = await conn.fetch(
                 "UPDATE reports SET resolved_at = $1, resolved_by = $2 WHERE id = $3"
-                f" AND guild_id = $4 AND resolved_at IS NULL RETURNING {_COLUMNS}",
+                f" AND guild_id = $4 AND resolved_at IS NULL RETURNING {REPORT_COLUMNS}",
                 now_ms,
                 by,
                 report_id,
                 guild_id,
             )
-        return _reports(rows)[0] if rows else None
+        return reports_of(rows)[0] if rows else None

@@ -1,6 +1,6 @@
 """Which process runs which Discord shards, on a PostgreSQL shared by several processes.
 
-On SQLite one process owns the file (bot/runlock.py). On PostgreSQL any number of bot
+On SQLite one process owns the file (bot/infra/runlock.py). On PostgreSQL any number of bot
 processes share the database, each running a range of shards (issue 15); two processes
 running the same shard would post every daily question twice and send every reminder
 twice. So a process holds one PostgreSQL advisory lock per shard it runs, for as long as
@@ -23,8 +23,8 @@ once it is gone, claims the same locks again on a new connection every
 meanwhile, it raises `ShardsLost` and `tpquiz run` stops with that one line.
 
 Keys: advisory locks in the two-int form (class, object): class SHARD_CLASS with the
-shard id as object (`bot.shard_lock.advisory_key`), class COUNT_CLASS with the shard
-count as object. `PgShardLocks` is the PostgreSQL side of the seam in bot/shard_lock.py
+shard id as object (`bot.infra.shard_lock.advisory_key`), class COUNT_CLASS with the shard
+count as object. `PgShardLocks` is the PostgreSQL side of the seam in bot/infra/shard_lock.py
 (`NoShardLocks` is SQLite's); refusals are its `ShardHeld` / `ShardCountMismatch`.
 """
 
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from bot.config import DatabaseUrl
-from bot.fault_log import FaultLog
-from bot.shard_lock import LOCK_NAMESPACE, ShardCountMismatch, ShardHeld, ShardsLost
+from bot.infra.config import DatabaseUrl
+from bot.infra.fault_log import FaultLog
+from bot.infra.shard_lock import LOCK_NAMESPACE, ShardCountMismatch, ShardHeld, ShardsLost
 
 __all__ = ["COUNT_CLASS", "SHARD_CLASS", "PgShardLocks", "ShardLocks", "holders"]
 
@@ -221,7 +221,7 @@ class ShardLocks:
 
 
 class PgShardLocks:
-    """`bot.shard_lock.ShardLocks` on PostgreSQL: what `tpquiz run` claims at start-up."""
+    """`bot.infra.shard_lock.ShardLocks` on PostgreSQL: what `tpquiz run` claims at start-up."""
 
     def __init__(self, url: DatabaseUrl) -> None:
         self.url = url

@@ -1,4 +1,4 @@
-"""Leaderboards and member statistics on PostgreSQL: the twin of bot/storage/standings.py.
+"""Leaderboards and member statistics on PostgreSQL: the twin of bot/storage/sqlite/standings.py.
 
 The same index ranges over the same summaries (members, member_periods, score_counts; see the
 SQLite module for why each is an index range), so the same data ranks the same on both
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import asyncpg
 
 from bot.quiz.scoring import MemberScore
-
-from ..standings import _ORDER, MemberStats, RankedScore, month_start_ms, week_start_ms
-from .db import PgDatabase
+from bot.storage.periods import month_start_ms, week_start_ms
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import LEADERBOARD_ORDER, MemberStats, RankedScore
 
 _NAMED = re.compile(r"(?<!:):([a-z_]+)\b")
 
@@ -161,12 +161,13 @@ class PgStandings:
             total = f"(SELECT COUNT(*) FROM {src.table} WHERE {src.where})"
         return await self._fetch(
             f"WITH s AS (SELECT user_id, points, answered, correct FROM {src.table}"
-            f"  WHERE {src.where} ORDER BY {_ORDER} LIMIT :limit OFFSET :offset)"
+            f"  WHERE {src.where} ORDER BY {LEADERBOARD_ORDER} LIMIT :limit OFFSET :offset)"
             f" SELECT h.later, h.total, f.ahead, p.user_id, p.name, p.points, p.answered,"
             f" p.correct, p.streak, p.best_streak"
             f" FROM (SELECT {later} AS later, {total} AS total) AS h"
             f" LEFT JOIN LATERAL (SELECT {self._ahead_sql(src, 'f0.points', 'f0.correct')}"
-            f"  AS ahead FROM (SELECT points, correct FROM s ORDER BY {_ORDER} LIMIT 1) AS f0)"
+            "  AS ahead FROM (SELECT points, correct FROM s"
+            f" ORDER BY {LEADERBOARD_ORDER} LIMIT 1) AS f0)"
             f"  AS f ON TRUE"
             f" LEFT JOIN LATERAL (SELECT s.user_id, COALESCE(m.name, '') AS name, s.points,"
             f"  s.answered, s.correct, COALESCE(m.streak, 0) AS streak,"

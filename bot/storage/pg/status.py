@@ -1,34 +1,26 @@
 """What a PostgreSQL database holds and what an upgrade would run on it, without changing it.
 
-`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/db_commands.py) read from here
-when TPQUIZ_DATABASE_URL is set, as they read `bot.storage.schema` for a SQLite file, so
-the commands print the same lines on both backends. Why a module of its own: the SQLite
-status reads the file read-only; here the database is opened without migrating
-(`PgDatabase.open(migrate=False)`), so a status or a dry run never changes the schema,
-and is safe beside running bots. The migrations' titles come from the SQLite twins
-(`bot.storage.schema.bundled`): both backends have the same numbers and names
-(tests/storage/test_pg_schema.py), and the SQLite headers are the checked ones.
+`tpquiz db status` and `tpquiz db upgrade --dry-run` (bot/cli/db.py, through
+bot/storage/pg/admin.py) read from here
+when TPQUIZ_DATABASE_URL is set, as they read `bot.storage.sqlite.schema` for a SQLite
+file, so the commands print the same lines on both backends. Why a module of its own:
+the SQLite status reads the file read-only; here the database is opened without
+migrating (`PgDatabase.open(migrate=False)`), so a status or a dry run never changes the
+schema, and is safe beside running bots. The migrations' titles come from the SQLite twins'
+headers (`bot.storage.migration_files.bundled`): both backends have the same numbers and
+names (tests/storage/test_pg_schema.py), and the SQLite headers are the checked ones.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from bot.config import DatabaseUrl
+from bot.infra.config import DatabaseUrl
+from bot.storage.migration_files import Migration, bundled
+from bot.storage.pg.db import VERSION_TABLE, PgDatabase, pending_pg_migrations
+from bot.storage.pg.shard_locks import holders
 
-from ..problems import DatabaseUnusable
-from ..schema import Migration, bundled
-from .db import VERSION_TABLE, PgDatabase, pending_pg_migrations
-from .shard_locks import holders
-
-if TYPE_CHECKING:
-    from bot.config import Settings
-
-    from .. import Storage
-    from .storage import PgStorage
-
-__all__ = ["PgStatus", "open_readonly", "pg_upgrade_script", "read_pg_status"]
+__all__ = ["PgStatus", "pg_upgrade_script", "read_pg_status", "schema_too_old_to_read"]
 
 
 @dataclass(frozen=True)
@@ -117,22 +109,3 @@ def schema_too_old_to_read(url: DatabaseUrl, version: int, newest: int) -> str:
         f" schema {newest}: start the bot once (tpquiz run) to migrate it, then ask again;"
         " this command never changes the database"
     )
-
-
-async def open_readonly(settings: Settings) -> Storage | PgStorage:
-    """`open_storage(settings, readonly=True)` for the commands that only read
-    (`leaderboard`, `export-user`), refusing what SQLite's read-only open refuses.
-
-    Why: SQLite's read-only open refuses a file at an older schema (its tables may lack
-    what the reads need); PostgreSQL opened without migrating would instead fail at the
-    first query with a driver error. So a PostgreSQL database below the newest schema,
-    an empty one included, is refused here with one sentence, the same as SQLite's."""
-    from .storage import PgStorage, open_storage
-
-    storage = await open_storage(settings, readonly=True)
-    if isinstance(storage, PgStorage):
-        version, newest = await storage.db.schema_version(), len(bundled())
-        if version < newest:
-            await storage.close()
-            raise DatabaseUnusable(schema_too_old_to_read(storage.db.url, version, newest))
-    return storage

@@ -1,42 +1,35 @@
-"""The PostgreSQL bundle of stores, and the one place that opens the storage a setting names.
+"""The PostgreSQL bundle of stores and hooks: the `StorageContract` SQLite's bundle also fulfils.
 
-Why one place: `tpquiz run`, the CLI commands and the tests must not each decide between
-SQLite (TPQUIZ_DB) and PostgreSQL (TPQUIZ_DATABASE_URL); `open_storage(settings)` does,
-and returns a bundle with the same store attributes either way (`bot.storage.Storage` or
-`PgStorage`, both `StorageContract`), so the services see only the contract.
+Opened through `bot.storage.factory.open_storage`, the one place that chooses a backend.
 
 Every store has its PostgreSQL twin now (issue 15), imported here directly.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from pathlib import Path
 
-from bot.config import DatabaseUrl
+from bot.infra.config import DatabaseUrl
+from bot.storage.pg.answers import PgAnswerStore
+from bot.storage.pg.daily import PgDailyStore
+from bot.storage.pg.db import PgDatabase
+from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+from bot.storage.pg.itemstats import PgItemStatsStore
+from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.privacy import PgPrivacyStore
+from bot.storage.pg.reads import PgCardStore, PgProgressStore
+from bot.storage.pg.reminders import PgReminderStore
+from bot.storage.pg.reports import PgReportStore
+from bot.storage.pg.standings import PgStandings
+from bot.storage.pg.test_runs import PgTestRunStore
+from bot.storage.records import StorageHealth
 
-from .answers import PgAnswerStore
-from .daily import PgDailyStore
-from .db import PgDatabase
-from .guilds import PgGuildSettingsStore, PgMetaStore
-from .itemstats import PgItemStatsStore
-from .posts import PgPostStore
-from .privacy import PgPrivacyStore
-from .reads import PgCardStore, PgProgressStore
-from .reminders import PgReminderStore
-from .reports import PgReportStore
-from .standings import PgStandings
-from .test_runs import PgTestRunStore
-
-if TYPE_CHECKING:
-    from bot.config import Settings
-
-    from .. import Storage
-
-__all__ = ["PgStorage", "open_storage"]
+__all__ = ["PgStorage"]
 
 
 class PgStorage:
-    """Every store over one PostgreSQL database: the attributes of `bot.storage.Storage`."""
+    """Every store over one PostgreSQL database, and the contract's hooks."""
 
     def __init__(self, db: PgDatabase) -> None:
         self.db = db
@@ -68,16 +61,25 @@ class PgStorage:
             await db.close()
             raise
 
+    @property
+    def file(self) -> Path | None:
+        """None: the database lives on a server, not in a file (StorageContract)."""
+        return None
+
+    def health(self) -> StorageHealth:
+        """The last committed write of this process (`PgDatabase.last_write_at`); no
+        fault, which has no PostgreSQL counterpart (`PgDatabase.fault`)."""
+        return StorageHealth(last_write_at=self.db.last_write_at, fault=self.db.fault)
+
+    def observe(
+        self,
+        *,
+        on_commit: Callable[[float], None] | None = None,
+        on_click_batch: Callable[[int], None] | None = None,
+    ) -> None:
+        """Each commit's duration (`PgDatabase.on_commit`), for the metrics. Clicks are
+        never batched here (bot/storage/pg/clicks.py), so `on_click_batch` is not called."""
+        self.db.on_commit = on_commit
+
     async def close(self) -> None:
         await self.db.close()
-
-
-async def open_storage(settings: Settings, *, readonly: bool = False) -> Storage | PgStorage:
-    """The storage the settings name: PostgreSQL when TPQUIZ_DATABASE_URL is set, else the
-    SQLite file TPQUIZ_DB. `readonly` opens SQLite read-only and does not migrate
-    PostgreSQL (its schema must then be current or older, never newer)."""
-    if settings.database_url is not None:
-        return await PgStorage.open(settings.database_url, migrate=not readonly)
-    from .. import Storage
-
-    return await Storage.open(settings.db_path, readonly=readonly)

@@ -1,4 +1,4 @@
-"""Test and review runs on PostgreSQL: the twin of bot/storage/test_runs.py.
+"""Test and review runs on PostgreSQL: the twin of bot/storage/sqlite/test_runs.py.
 
 Same columns and the same JSON text in them as on SQLite (TestRunsContract), so a run
 copied from one backend to the other reads back equal.
@@ -8,29 +8,8 @@ from __future__ import annotations
 
 import json
 
-import asyncpg
-
-from ..test_runs import OPEN_REVIEW, TestRun
-from .db import PgDatabase
-
-_COLUMNS = (
-    "id, guild_id, user_id, question_ids, orders, started_at, finished_at, score, kind, params"
-)
-
-
-def _run(row: asyncpg.Record) -> TestRun:
-    return TestRun(
-        id=row["id"],
-        guild_id=row["guild_id"],
-        user_id=row["user_id"],
-        question_ids=tuple(json.loads(row["question_ids"])),
-        orders=tuple(tuple(o) for o in json.loads(row["orders"])),
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        score=row["score"],
-        kind=row["kind"],
-        params=tuple(json.loads(row["params"])) if row["params"] else (),
-    )
+from bot.storage.pg.db import PgDatabase
+from bot.storage.records import OPEN_REVIEW, TEST_RUN_COLUMNS, TestRun, test_run_of
 
 
 class PgTestRunStore:
@@ -51,7 +30,7 @@ class PgTestRunStore:
         async with self.db.transaction() as conn:
             row = await conn.fetchrow(
                 "INSERT INTO test_runs (guild_id, user_id, question_ids, orders, started_at,"
-                f" kind, params) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {_COLUMNS}",
+                f" kind, params) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {TEST_RUN_COLUMNS}",
                 guild_id,
                 user_id,
                 json.dumps(question_ids),
@@ -61,7 +40,7 @@ class PgTestRunStore:
                 None if params is None else json.dumps(params),
             )
         assert row is not None
-        return _run(row)
+        return test_run_of(row)
 
     async def start_review(
         self,
@@ -86,36 +65,38 @@ class PgTestRunStore:
                 row = await conn.fetchrow(
                     "INSERT INTO test_runs (guild_id, user_id, question_ids, orders,"
                     " started_at, kind, params) VALUES ($1, $2, $3, $4, $5, 'review', $6)"
-                    f" ON CONFLICT {OPEN_REVIEW} DO NOTHING RETURNING {_COLUMNS}",
+                    f" ON CONFLICT {OPEN_REVIEW} DO NOTHING RETURNING {TEST_RUN_COLUMNS}",
                     guild_id,
                     user_id,
                     *plan,
                 )
                 if row is not None:
-                    return _run(row), True
+                    return test_run_of(row), True
                 row = await conn.fetchrow(
-                    f"SELECT {_COLUMNS} FROM test_runs WHERE guild_id = $1 AND user_id = $2"
+                    f"SELECT {TEST_RUN_COLUMNS} FROM test_runs WHERE guild_id = $1 AND user_id = $2"
                     " AND kind = 'review' AND finished_at IS NULL",
                     guild_id,
                     user_id,
                 )
                 if row is not None:
-                    return _run(row), False
+                    return test_run_of(row), False
         raise RuntimeError(f"no open review round of member {user_id} could be stored or read")
 
     async def get(self, run_id: int) -> TestRun | None:
-        row = await self.db.fetchrow(f"SELECT {_COLUMNS} FROM test_runs WHERE id = $1", run_id)
-        return None if row is None else _run(row)
+        row = await self.db.fetchrow(
+            f"SELECT {TEST_RUN_COLUMNS} FROM test_runs WHERE id = $1", run_id
+        )
+        return None if row is None else test_run_of(row)
 
     async def open_review(self, guild_id: int, user_id: int) -> TestRun | None:
         """The member's open review round in the server, if any (there is at most one)."""
         row = await self.db.fetchrow(
-            f"SELECT {_COLUMNS} FROM test_runs WHERE guild_id = $1 AND user_id = $2"
+            f"SELECT {TEST_RUN_COLUMNS} FROM test_runs WHERE guild_id = $1 AND user_id = $2"
             " AND kind = 'review' AND finished_at IS NULL",
             guild_id,
             user_id,
         )
-        return None if row is None else _run(row)
+        return None if row is None else test_run_of(row)
 
     async def answers(self, run_id: int) -> dict[str, int]:
         """question id -> chosen choice index, for the questions answered so far."""

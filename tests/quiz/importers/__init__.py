@@ -1,4 +1,4 @@
-"""Tests of bot/quiz/importers: what both formats' tests need."""
+"""Tests of bot/bank/importers: what both formats' tests need."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.quiz.importers import ImportProblems
+from bot.bank.importers import ImportProblems
 
 IMPORT = Path(__file__).parent.parent / "fixtures" / "import"
 

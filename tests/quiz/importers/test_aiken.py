@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.quiz.importers import ImportProblems, import_aiken
+from bot.bank.importers import ImportProblems, import_aiken
 from tests.quiz.importers import read_fixture, skipped, strict_problems
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.quiz.importers import dump_yaml, import_aiken, import_gift
-from bot.quiz.importers.draft import LineIndex, default_prefix, gc_paused
-from bot.quiz.loader import MAX_ID_LENGTH, check_files
+from bot.bank.importers import dump_yaml, import_aiken, import_gift
+from bot.bank.importers.draft import LineIndex, default_prefix, gc_paused
+from bot.bank.loader import MAX_ID_LENGTH, check_files
 
 _ONE = "Q?\nA. a\nB. b\nANSWER: A\n"
 
@@ -108,7 +108,7 @@ def test_imported_draft_is_flagged_until_translated_and_completed(tmp_path: Path
     q["choices"][1]["text"]["tr"] = "Broadcast"
     q["choices"][1]["feedback"] = {"tr": "Yalnızca kopyalar.", "en": "It only copies."}
     q["explanation"] = {"tr": "All-reduce toplar.", "en": "All-reduce sums."}
-    q["source"] = "Megatron-LM §3"
+    q["source"] = "Megatron-LM 3"
     draft.write_text(dump_yaml(questions), encoding="utf-8")
     bank, problems = check_files([draft])
     assert problems == [] and bank is not None and bank["imp-01"].correct_index == 0

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.quiz.importers import ImportProblems, import_gift
+from bot.bank.importers import ImportProblems, import_gift
 from tests.quiz.importers import read_fixture, skipped, strict_problems
 
 _ONLY_MC = "only multiple choice with one right answer is imported"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.quiz.importers import MAX_INPUT_BYTES, SourceError, read_source
-from bot.quiz.importers import source as source_module
+from bot.bank.importers import MAX_INPUT_BYTES, SourceError, read_source
+from bot.bank.importers import source as source_module
 
 
 def _error(path: str | Path) -> str:

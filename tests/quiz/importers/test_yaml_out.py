@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.quiz.importers import dump_yaml, import_gift
-from bot.quiz.importers.yaml_out import EMITTERS
+from bot.bank.importers import dump_yaml, import_gift
+from bot.bank.importers.yaml_out import EMITTERS
 from tests.quiz.importers import read_fixture
 
 #: Strings that stress quoting, block scalars and indentation.

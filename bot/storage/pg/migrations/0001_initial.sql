@@ -5,7 +5,7 @@
 --   post, only the first answer to a question scores), members and meta, with their
 --   indexes.
 --
--- PostgreSQL twin of bot/storage/migrations/0001_initial.sql: the same tables, columns,
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0001_initial.sql: the same tables, columns,
 -- keys and indexes (tests/storage/test_pg_schema.py compares them). Types: Discord ids
 -- and times (integer Unix milliseconds UTC) are BIGINT; counters INTEGER (SUM of an
 -- INTEGER is a BIGINT, of a BIGINT a NUMERIC, which asyncpg returns as Decimal); 0/1

@@ -4,7 +4,7 @@
 -- Changes: creates daily_settings, daily_slots (one slot per server and local day) and
 --   daily_streaks; adds posts.daily_date and an index of open daily posts.
 --
--- PostgreSQL twin of bot/storage/migrations/0002_daily.sql (types as in 0001). Dates
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0002_daily.sql (types as in 0001). Dates
 -- are local to the server: 'YYYY-MM-DD' text, as in SQLite, so both backends store and
 -- compare the same strings. Times are integer Unix milliseconds UTC.
 

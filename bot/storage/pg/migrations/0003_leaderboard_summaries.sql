@@ -4,7 +4,7 @@
 -- Changes: creates member_periods and score_counts and fills both from the existing
 --   answers and members (INSERT ... SELECT), so an upgraded database ranks as before.
 --
--- PostgreSQL twin of bot/storage/migrations/0003_leaderboard_summaries.sql, which says
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0003_leaderboard_summaries.sql, which says
 -- what the two summaries are for. SQLite's WITHOUT ROWID has no equivalent to write:
 -- a PostgreSQL table is a heap with its primary key as an index. Weeks start Monday
 -- 00:00 UTC and months on the 1st 00:00 UTC, as in bot/quiz/periods.py; starts_at is

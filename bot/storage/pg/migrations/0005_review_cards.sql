@@ -7,8 +7,8 @@
 --   an index of open review rounds; creates review_reminders (members' opt-in DM
 --   reminders, with the day last claimed). Seeds no cards: see below.
 --
--- PostgreSQL twin of bot/storage/migrations/0005_review_cards.sql. The SQLite migration
--- ends with a Python step (bot/storage/steps.py) that replays existing answers through
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0005_review_cards.sql. The SQLite migration
+-- ends with a Python step (bot/storage/sqlite/migrate.py) that replays existing answers through
 -- the FSRS scheduler into cards; that cannot be written in SQL. It is not needed here:
 -- a PostgreSQL database is created by this code from empty (there is no PostgreSQL
 -- database older than this migration), and `tpquiz db copy` brings the cards over with

@@ -6,7 +6,7 @@
 --   user_id so a member's deletion removes theirs) with indexes for a member's recent
 --   reports and a server's open ones.
 --
--- PostgreSQL twin of bot/storage/migrations/0006_reports.sql. Times are integer Unix
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0006_reports.sql. Times are integer Unix
 -- milliseconds UTC. length(body) counts characters on both backends.
 
 CREATE TABLE reports (

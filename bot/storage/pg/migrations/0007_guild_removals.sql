@@ -4,7 +4,7 @@
 --   deletion must survive restarts and show in `tpquiz doctor`.
 -- Changes: creates guild_removals (one row per server removed and not yet deleted).
 --
--- PostgreSQL twin of bot/storage/migrations/0007_guild_removals.sql. removed_at and
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0007_guild_removals.sql. removed_at and
 -- due_at are Unix milliseconds UTC.
 
 CREATE TABLE guild_removals (

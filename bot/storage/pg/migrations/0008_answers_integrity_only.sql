@@ -4,7 +4,7 @@
 -- Changes: drops CHECK (points IN (0, 1)) and CHECK (points <= first AND points <=
 --   correct) from answers and adds CHECK (points >= 0); points becomes INTEGER.
 --
--- PostgreSQL twin of bot/storage/migrations/0008_answers_integrity_only.sql. SQLite
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0008_answers_integrity_only.sql. SQLite
 -- rebuilds the table because it cannot drop a CHECK; PostgreSQL drops the two named
 -- constraints of 0001 in place, keeping the rows, ids, identity and indexes. points is
 -- no longer a 0/1 flag, so it widens from SMALLINT to INTEGER like the other counts

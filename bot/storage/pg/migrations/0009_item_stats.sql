@@ -6,7 +6,7 @@
 --   item_stats_refreshes (one row per server: when, from how many first answers, for
 --   which pool of questions, and whether a member's deletion made it stale).
 --
--- PostgreSQL twin of bot/storage/migrations/0009_item_stats.sql. Times are Unix
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0009_item_stats.sql. Times are Unix
 -- milliseconds UTC; picks, top_picks and bottom_picks are comma-separated counts per
 -- choice in file order.
 

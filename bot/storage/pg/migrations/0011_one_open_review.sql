@@ -8,9 +8,9 @@
 --   one `/tpquiz review` has been continuing): finished_at is its last answer's time (its
 --   start when it has none), score its right answers. Then replaces the index
 --   test_runs_open_review with the unique test_runs_one_open_review, same columns and
---   condition. A closed round's buttons take no new answer (bot/storage/clicks.py).
+--   condition. A closed round's buttons take no new answer (bot/storage/sqlite/clicks.py).
 --
--- PostgreSQL twin of bot/storage/migrations/0011_one_open_review.sql, closing the same
+-- PostgreSQL twin of bot/storage/sqlite/migrations/0011_one_open_review.sql, closing the same
 -- rows. The table lock keeps a bot still running the previous version (a rolling
 -- update) from opening a round between the closing and the index, which would make
 -- the index fail; it is held until this migration commits.

@@ -1,0 +1,1 @@
+"""The question bank as content: reading, checking and importing question and template files."""

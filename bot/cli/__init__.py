@@ -1,0 +1,1 @@
+"""The `tpquiz` command line: run, check the bank, operate the database, answer privacy requests."""

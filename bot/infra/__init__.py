@@ -1,0 +1,1 @@
+"""Infrastructure: settings, logging, safe files, locks, shards, version. No discord, no bot layer above."""

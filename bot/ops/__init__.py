@@ -1,0 +1,1 @@
+"""Operations: the heartbeat and health verdict, and the Prometheus metrics."""

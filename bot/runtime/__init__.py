@@ -1,0 +1,1 @@
+"""The running bot: the bot class, the composition root that builds it, and reaching Discord."""

@@ -1,0 +1,186 @@
+"""A server's item statistics for `/tpquiz-admin questions` and `question <id>` (issue #13).
+
+Read from the server's summary (`item_stats`, through `storage.items`, the storage
+contract's `ItemStatsContract`: SQLite or PostgreSQL alike), which a
+periodic refresh keeps (`refresh_due`, run by cogs/item_refresh.py every few minutes):
+computing a big server's figures takes over a second, reading its summary a few
+milliseconds (docs/performance.md 7). The figures move slowly once a question has 30
+answers, so a few minutes' staleness is harmless; the view says when they were computed.
+A server with no summary yet (or a stale one: a member was deleted since, or the pool of
+questions changed) is computed on demand, and the view says so.
+
+Only this server's answers count: the admin sees their members' figures. The flags come
+from the figures and the open reports when read, so a new report shows at once.
+
+The refresh does its work off the event loop's hot path: the answers are read in chunks
+of whole members (`member_rows_chunk`), the figures computed in a worker thread, and
+each server written in one short transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.quiz.itemstats import Item, ItemStats, item_of, sort_stats, with_flags
+from bot.quiz.itemstats_fast import MemberRow, bank_stats_member_rows
+from bot.quiz.model import Question
+from bot.services.quiz import QuizService
+
+log = logging.getLogger(__name__)
+
+#: Minutes between refreshes (cogs/item_refresh.py): the admin view's figures are at
+#: most about this old.
+REFRESH_MINUTES = 5
+#: At most about this many first answers are refreshed per tick (the servers that grew
+#: most first; always at least one server, however big).
+ANSWERS_PER_TICK = 200_000
+#: Rows read per trip to the database thread while refreshing a server.
+CHUNK_ROWS = 2_000
+
+
+@dataclass(frozen=True)
+class ServerStats:
+    """Every question's statistics in a server, flagged first; `as_of_ms` is when the
+    summary they come from was computed, None when they were computed just now."""
+
+    stats: list[ItemStats]
+    as_of_ms: int | None
+
+    @property
+    def flagged(self) -> list[ItemStats]:
+        return [s for s in self.stats if s.flagged]
+
+    def of(self, question_id: str) -> ItemStats | None:
+        return next((s for s in self.stats if s.question_id == question_id), None)
+
+
+class ItemStatsService:
+    def __init__(self, service: QuizService) -> None:
+        self.service = service
+        self.store = service.storage.items
+
+    def question(self, question_id: str) -> Question | None:
+        """The pool's question (a template's stand-in for a computed one), or None."""
+        return self.service.pool.get(question_id)
+
+    def items(self) -> list[Item]:
+        computed = {tpl.id for tpl in self.service.templates}
+        return [item_of(q, computed=q.id in computed) for q in self.service.pool]
+
+    def pool_key(self) -> str:
+        """Which questions, choices and keys the figures are for: a summary computed for
+        another pool (the bank changed) is not read."""
+        text = repr([(i.question_id, i.n_choices, i.key_index, i.computed) for i in self.items()])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    async def server_stats(self, guild_id: int) -> ServerStats:
+        """Every question's statistics in this server, flagged first: from the summary,
+        or computed now when there is none to read."""
+        read = await self.store.summary(guild_id, self.pool_key())
+        summary, as_of, reports = read.stats, read.refreshed_at, read.open_reports
+        if summary is None:
+            return ServerStats(await self.compute(guild_id, reports), None)
+        found = []
+        for item in self.items():
+            stored = summary.get(item.question_id)
+            if stored is None:  # not in the pool when computed (cannot be: same pool key)
+                continue
+            with_reports = ItemStats(
+                **{**stored.__dict__, "open_reports": reports.get(item.question_id, 0)}
+            )
+            found.append(with_flags(with_reports, item))
+        return ServerStats(sort_stats(found), as_of)
+
+    async def compute(
+        self, guild_id: int, reports: dict[str, int] | None = None
+    ) -> list[ItemStats]:
+        """The server's statistics from its first answers, now (reports as given)."""
+        rows, _, _ = await self._read_rows(guild_id)
+        items = self.items()
+        return await asyncio.to_thread(bank_stats_member_rows, items, rows, reports or {})
+
+    async def flagged(self, guild_id: int) -> ServerStats:
+        stats = await self.server_stats(guild_id)
+        return ServerStats(stats.flagged, stats.as_of_ms)
+
+    def ids_matching(self, current: str, limit: int = 25) -> list[str]:
+        """Question ids for the autocomplete: those starting with `current` first."""
+        needle = current.lower()
+        ids = [q.id for q in self.service.pool]
+        starts = [i for i in ids if i.lower().startswith(needle)]
+        inside = [i for i in ids if needle in i.lower() and i not in starts]
+        return (starts + inside)[:limit]
+
+    # -- the periodic refresh ------------------------------------------------------
+
+    async def due(self, owns: Callable[[int], bool] | None = None) -> list[tuple[int, int]]:
+        """(server, first answers) of the servers to refresh now: never refreshed, stale,
+        computed for another pool, or whose first answers changed; the most changed first,
+        about ANSWERS_PER_TICK answers in all; only the servers `owns` (this process's
+        shards, when the bot is split over several)."""
+        key = self.pool_key()
+        counts = await self.store.first_answer_counts()
+        states = await self.store.refreshes()
+        found = []
+        for guild in counts.keys() | states.keys():
+            if owns is not None and not owns(guild):
+                continue
+            n, state = counts.get(guild, 0), states.get(guild)
+            if state is None:
+                found.append((0, -n, guild, n))
+            elif state.stale or state.pool_key != key:
+                found.append((0, -n, guild, n))
+            elif state.first_answers != n:
+                found.append((1, -abs(n - state.first_answers), guild, n))
+        chosen: list[tuple[int, int]] = []
+        total = 0
+        for _, _, guild, n in sorted(found):
+            if chosen and total + n > ANSWERS_PER_TICK:
+                break
+            chosen.append((guild, n))
+            total += n
+        return chosen
+
+    async def refresh(self, guild_id: int, now_ms: int) -> bool:
+        """Recompute the server's summary; False when it was not written (a member or
+        the server was deleted meanwhile: the next refresh tries again)."""
+        await self.store.claim(guild_id)
+        rows, count, generation = await self._read_rows(guild_id)
+        if generation is None:  # the server was deleted
+            return False
+        key = self.pool_key()
+        stats = await asyncio.to_thread(bank_stats_member_rows, self.items(), rows)
+        return await self.store.write_summary(
+            guild_id, stats, now_ms=now_ms, first_answers=count, pool_key=key,
+            generation=generation,
+        )  # fmt: skip
+
+    async def refresh_due(
+        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
+    ) -> list[int]:
+        """Refresh the servers `due` picks; the ones written."""
+        done = []
+        for guild, _ in await self.due(owns):
+            if await self.refresh(guild, now_ms):
+                done.append(guild)
+        if done:
+            log.info("item statistics refreshed for %s servers", len(done))
+        return done
+
+    async def _read_rows(self, guild_id: int) -> tuple[list[MemberRow], int, int | None]:
+        """The server's `member_rows`, read in chunks of whole members; with its first
+        answers counted and its summary's generation (None: no state row), both read
+        before the answers (a member deleted after this moves the generation)."""
+        count, generation = await self.store.refresh_start(guild_id)
+        rows: list[MemberRow] = []
+        after: int | None = None
+        while True:
+            found, last = await self.store.member_rows_chunk(guild_id, after, CHUNK_ROWS)
+            rows += found
+            if last is None:
+                return rows, count, generation
+            after = last

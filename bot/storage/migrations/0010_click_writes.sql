@@ -1,7 +1,0 @@
--- 0010: A click's writes as one PostgreSQL server function (nothing on SQLite)
--- Why: issue 15: on PostgreSQL every statement is a round trip, and a recorded click
---   made up to 14 of them; there one server function writes it (bot/storage/pg/clicks.py).
---   SQLite runs in the bot's process, where a statement costs no trip, so it keeps its
---   statements (bot/storage/clicks.py). The number is shared so both schemas stay at one
---   version.
--- Changes: none on SQLite.

@@ -1,0 +1,157 @@
+"""Group commit: the clicks that arrive while a transaction runs share the next one.
+
+A click's own SQL takes tens of microseconds; what costs is around it: the hand-off to
+the database thread and back, BEGIN and COMMIT, and the write lock held across them, so
+one transaction per click serialises the bot on that round trip. Here clicks queue, and
+one writer task takes everything queued (up to `max_batch`) into one transaction: one
+trip to the database thread per batch. A lone click goes at once (nothing waits for
+company); a burst forms batches by itself, as large as the previous batch was slow.
+
+Each member is told their result only after the batch holding their answer committed.
+Each click runs in its own SAVEPOINT: one that fails (a constraint, a bad row, a bug)
+is rolled back alone and gets its own exception, the others commit. A storage fault
+(disk full, lock timeout) fails the whole batch, and every click in it gets
+`WriteFailed`: nothing of it was saved.
+
+At shutdown the writer keeps committing while the bot waits for its handlers, then
+`close` takes no more clicks: those the database has not taken by that deadline (another
+process holding the write lock) are failed with `WriteFailed`, so their handlers can
+still tell the member "not saved", and one warning says how many.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from bot.storage.errors import WriteFailed
+from bot.storage.sqlite.db import Database, storage_fault
+
+__all__ = ["GroupCommit"]
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+
+#: Enough to share the trip among a big server's burst, small enough that a batch's
+#: transaction stays a few milliseconds and other writers get the lock between batches.
+MAX_BATCH = 64
+#: What a click not written because the bot is stopping says (log, `WriteFailed.reason`).
+SHUTTING_DOWN = "the bot is shutting down"
+
+
+class GroupCommit(Generic[R]):
+    """Runs submitted `work(connection)` functions, batched into shared transactions."""
+
+    def __init__(self, db: Database, *, max_batch: int = MAX_BATCH) -> None:
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
+        self.db = db
+        self.max_batch = max_batch
+        self._queue: list[tuple[Callable[[sqlite3.Connection], R], asyncio.Future[R]]] = []
+        self._writer: asyncio.Task[None] | None = None
+        #: Called with each committed batch's size (metrics, benches, tests).
+        self.on_batch: Callable[[int], None] | None = None
+        self._closing = False
+
+    def queued(self) -> int:
+        """Clicks waiting for a batch (not counting the batch being written)."""
+        return len(self._queue)
+
+    def close(self) -> int:
+        """Take no more clicks and give up those still queued; return how many.
+
+        Called at shutdown once the grace for the handlers in flight is over: until then
+        the writer keeps committing, so a click queued before the shutdown is committed,
+        not dropped with the connection. Each click given up gets `WriteFailed` (nothing
+        of it written), so its handler can still tell the member "not saved". A batch
+        already on the database thread cannot be stopped there (an SQLite busy wait
+        ignores `interrupt()`): it commits or fails within the busy timeout.
+        """
+        self._closing = True
+        given_up, self._queue = self._queue, []
+        for _, future in given_up:
+            if not future.done():
+                future.set_exception(WriteFailed(SHUTTING_DOWN))
+        if given_up:
+            log.warning(
+                "shutdown: %d click(s) not saved: the database took no write in time"
+                " (another process holding its lock?); their members are told to click again",
+                len(given_up),
+            )
+        return len(given_up)
+
+    async def submit(self, work: Callable[[sqlite3.Connection], R]) -> R:
+        """Run `work` in the next batch; its result once that batch has committed.
+
+        If the caller is cancelled the work still runs (it may already be in a batch),
+        only its result is dropped.
+        """
+        if self._closing:
+            raise WriteFailed(SHUTTING_DOWN)
+        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+        self._queue.append((work, future))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._drain(), name="tpquiz-group-commit")
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._queue:
+                batch = self._queue[: self.max_batch]
+                del self._queue[: self.max_batch]
+                await self._run(batch)
+        finally:
+            self._writer = None
+
+    async def _run(
+        self, batch: list[tuple[Callable[[sqlite3.Connection], R], asyncio.Future[R]]]
+    ) -> None:
+        works = [work for work, _ in batch]
+        try:
+            outcomes = await self.db.run_transaction(lambda conn: _each(conn, works))
+        except Exception as exc:  # nothing of the batch was saved
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        except BaseException:
+            for _, future in batch:
+                if not future.done():
+                    future.cancel()
+            raise
+        if self.on_batch is not None:
+            self.on_batch(len(batch))
+        for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
+            if future.done():
+                continue
+            if ok:
+                future.set_result(value)  # type: ignore[arg-type]
+            else:
+                assert isinstance(value, BaseException)
+                future.set_exception(value)
+
+
+def _each(
+    conn: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], R]]
+) -> list[tuple[bool, R | BaseException]]:
+    """Every work in its own savepoint, on the database thread, inside the batch's
+    transaction; (True, result) or (False, exception) for each."""
+    outcomes: list[tuple[bool, R | BaseException]] = []
+    for work in works:
+        conn.execute("SAVEPOINT click")
+        try:
+            result = work(conn)
+        except Exception as exc:
+            if storage_fault(exc) is not None:
+                raise  # the storage failed, not this click: the batch cannot commit
+            conn.execute("ROLLBACK TO click")
+            conn.execute("RELEASE click")
+            log.debug("a click was rolled back alone: %r", exc)  # its caller reports it
+            outcomes.append((False, exc))
+        else:
+            conn.execute("RELEASE click")
+            outcomes.append((True, result))
+    return outcomes

@@ -1,0 +1,194 @@
+"""Sending daily posts and their reveal edits, paced under Discord's global rate limit.
+
+`DailyPoster` is one of the bot's resources (built with the services in `bot.runtime.compose`),
+not a cog's: the daily tick (cogs/daily.py), `/tpquiz-admin daily now` (cogs/admin.py)
+and the review reminders (cogs/reminders.py, through its `pacer`) share one semaphore
+and one pacer, so a minute with many servers due, an admin's `daily now` and many
+reminders together stay under Discord's 50 requests per second.
+
+The order of operations that makes a post safe is in cogs/daily.py's docstring: the
+(server, day) slot is claimed before anything is sent, a failed send is recorded and
+leaves the slot taken, and the older post is closed once the new one is out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+import discord
+
+from bot.ops.metrics import Metrics
+from bot.quiz.model import Lang
+from bot.services.daily import DailyClaim, DailyService
+from bot.ui import render
+from bot.ui.buttons.answer import answer_view, closed_view
+
+log = logging.getLogger(__name__)
+
+#: Seconds between ticks of the daily posts and of the reminders. A post goes out at
+#: most this long after its time.
+TICK_SECONDS = 30
+#: Daily sends in flight at once (posts and reveal edits).
+MAX_CONCURRENT_SENDS = 8
+#: Daily requests started per second: under Discord's global 50/s, leaving room for the
+#: interaction replies and count edits that share the bucket.
+SENDS_PER_SECOND = 40.0
+
+
+def process_rate(process_count: int) -> float:
+    """This process's share of SENDS_PER_SECOND: Discord's global limit is per bot, so
+    `process_count` processes on one token (TPQUIZ_PROCESS_COUNT) split it evenly."""
+    return SENDS_PER_SECOND / max(1, process_count)
+
+
+class Pacer:
+    """Spaces request starts evenly, at most `rate` per second, without a burst.
+
+    Each caller reserves the next free slot and sleeps until it; with `rate` 40 no
+    one-second window ever holds more than 41 starts.
+    """
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self._next = 0.0
+
+    async def wait(self) -> None:
+        now = time.monotonic()
+        slot = max(now, self._next)
+        self._next = slot + self.interval
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """What happened to one claimed daily post."""
+
+    claim: DailyClaim
+    message_id: int | None
+    error: Exception | None = None
+    #: The server's older daily posts this one closed (their reveal edits).
+    closed: tuple[int, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.message_id is not None
+
+
+def error_fields(exc: Exception) -> tuple[int | None, int | None, str]:
+    """(Discord error code, HTTP status, text) of a failed send, for storage."""
+    if isinstance(exc, discord.HTTPException):
+        return exc.code or None, exc.status, exc.text or str(exc)
+    return None, None, f"{type(exc).__name__}: {exc}"
+
+
+class DailyPoster:
+    """Sends daily posts and reveal edits; one per bot, shared with `daily now`."""
+
+    def __init__(
+        self,
+        bot: discord.Client,
+        metrics: Metrics,
+        service: DailyService,
+        *,
+        concurrency: int = MAX_CONCURRENT_SENDS,
+        rate: float = SENDS_PER_SECOND,
+    ) -> None:
+        self.bot = bot
+        self.metrics = metrics
+        self.service = service
+        self._slots = asyncio.Semaphore(concurrency)
+        self.pacer = Pacer(rate)
+
+    def _guild_locale(self, guild_id: int) -> str | None:
+        guild = self.bot.get_guild(guild_id)
+        return str(guild.preferred_locale) if guild is not None else None
+
+    async def claim(self, guild_id: int, day: date, now: datetime) -> DailyClaim | None:
+        return await self.service.claim(guild_id, day, now, self._guild_locale(guild_id))
+
+    async def claim_now(self, guild_id: int) -> DailyClaim:
+        return await self.service.claim_now(guild_id, self._guild_locale(guild_id))
+
+    async def deliver(self, claim: DailyClaim, now: datetime) -> Delivery:
+        """Send a claimed post; record the outcome; close the server's previous post."""
+        post = claim.post
+        lang: Lang = "tr" if post.language == "tr" else "en"
+        embed = render.daily_embed(
+            claim.question, post.order, lang, day=claim.day, closes_at_ms=post.closes_at
+        )
+        extra: dict[str, Any] = {}
+        if claim.role_id is not None:
+            # Ping that role and nothing else, whatever the question text contains.
+            extra["content"] = f"<@&{claim.role_id}>"
+            extra["allowed_mentions"] = discord.AllowedMentions(
+                everyone=False, users=False, roles=[discord.Object(claim.role_id)]
+            )
+        channel = self.bot.get_partial_messageable(
+            post.channel_id, guild_id=post.guild_id, type=discord.ChannelType.text
+        )
+        try:
+            async with self._slots:
+                await self.pacer.wait()
+                message = await channel.send(
+                    embed=embed, view=answer_view(post.id, post.order), **extra
+                )
+        except Exception as exc:  # every failure is recorded; none may stop the tick
+            code, status, text = error_fields(exc)
+            log.warning(
+                "daily post for guild %s in channel %s failed (status %s, code %s): %s;"
+                " the next day's post will try again",
+                post.guild_id,
+                post.channel_id,
+                status,
+                code,
+                text,
+            )
+            await self.service.failed(claim, code=code, status=status, text=text)
+            self.metrics.daily_post(sent=False)
+            return Delivery(claim, None, exc)
+        self.metrics.daily_post(sent=True)
+        log.info(
+            "daily question %s posted in guild %s (message %s)",
+            claim.question.id,
+            post.guild_id,
+            message.id,
+        )
+        closed = []
+        for older in await self.service.delivered(claim, message.id):
+            try:
+                if await self.close(older.id, now):
+                    closed.append(older.id)
+            except Exception:
+                # The new post is out; the old one closes at its own time instead.
+                log.exception("closing daily post %s failed", older.id)
+        return Delivery(claim, message.id, closed=tuple(closed))
+
+    async def close(self, post_id: int, now: datetime) -> bool:
+        """Close a daily post and edit it to reveal the answer; True if this call did."""
+        reveal = await self.service.close(post_id, now)
+        if reveal is None:
+            return False
+        post = reveal.post
+        if post.message_id is None:
+            return True  # never reached Discord: nothing to edit
+        embed = render.reveal_embed(post, reveal.question, reveal.counts)
+        view = closed_view(post.id, post.order, reveal.question.correct_index)
+        message = self.bot.get_partial_messageable(
+            post.channel_id, guild_id=post.guild_id
+        ).get_partial_message(post.message_id)
+        try:
+            async with self._slots:
+                await self.pacer.wait()
+                await message.edit(embed=embed, view=view)
+        except discord.HTTPException as exc:
+            # Deleted message or channel, lost permission: the post is closed all the same.
+            log.warning(
+                "could not edit closed daily post %s in guild %s: %s", post.id, post.guild_id, exc
+            )
+        return True

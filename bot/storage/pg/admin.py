@@ -22,9 +22,9 @@ import asyncio
 
 from bot.infra.config import DatabaseUrl
 from bot.storage.admin_facts import DryRun, MigrationInfo, Status, Upgraded
+from bot.storage.migration_files import Migration
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.status import pending_migrations, pg_upgrade_script, read_pg_status
-from bot.storage.migration_files import Migration
 
 __all__ = ["dry_run", "status", "upgrade"]
 

@@ -22,7 +22,6 @@ kind, never on the values.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -32,22 +31,7 @@ from bot.quiz.scoring import MemberScore
 from bot.storage.periods import month_start_ms, week_start_ms
 from bot.storage.pg.db import PgDatabase
 from bot.storage.records import LEADERBOARD_ORDER, MemberStats, RankedScore
-
-_NAMED = re.compile(r"(?<!:):([a-z_]+)\b")
-
-
-def positional(sql: str, params: Mapping[str, object]) -> tuple[str, list[object]]:
-    """`:name` parameters as PostgreSQL's $1, $2, ... (one number per name) and their values."""
-    numbers: dict[str, int] = {}
-
-    def number(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in numbers:
-            numbers[name] = len(numbers) + 1
-        return f"${numbers[name]}"
-
-    text = _NAMED.sub(number, sql)
-    return text, [params[name] for name in numbers]
+from bot.storage.sql import Dialect, Query
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +49,8 @@ class PgStandings:
         self.db = db
 
     async def _fetch(self, sql: str, params: Mapping[str, object]) -> list[asyncpg.Record]:
-        text, args = positional(sql, params)
+        # Numbered once per shape of statement (the source's kind): bot/storage/sql.py.
+        text, args = Query(sql).bind(Dialect.POSTGRESQL, params)
         return await self.db.fetch(text, *args)
 
     def _guess(self, guild_id: int, since_ms: int | None) -> tuple[_Source, str]:

@@ -2,7 +2,9 @@
 
 Opened through `bot.storage.factory.open_storage`, the one place that chooses a backend.
 
-Every store has its PostgreSQL twin now (issue 15), imported here directly.
+The stores whose SQL both backends share (bot/storage/stores/) run over `PgExecutor`
+(asyncpg); the click, the standings, member deletion and export and the item statistics
+are PostgreSQL's own, in this package.
 """
 
 from __future__ import annotations
@@ -12,18 +14,19 @@ from pathlib import Path
 
 from bot.infra.config import DatabaseUrl
 from bot.storage.pg.answers import PgAnswerStore
-from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
-from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+from bot.storage.pg.executor import PgExecutor
 from bot.storage.pg.itemstats import PgItemStatsStore
-from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.privacy import PgPrivacyStore
-from bot.storage.pg.reads import PgCardStore, PgProgressStore
-from bot.storage.pg.reminders import PgReminderStore
-from bot.storage.pg.reports import PgReportStore
 from bot.storage.pg.standings import PgStandings
-from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.records import StorageHealth
+from bot.storage.stores.daily import DailyStore
+from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
+from bot.storage.stores.posts import PostStore
+from bot.storage.stores.reads import CardStore, ProgressStore
+from bot.storage.stores.reminders import ReminderStore
+from bot.storage.stores.reports import ReportStore
+from bot.storage.stores.test_runs import TestRunStore
 
 __all__ = ["PgStorage"]
 
@@ -33,18 +36,19 @@ class PgStorage:
 
     def __init__(self, db: PgDatabase) -> None:
         self.db = db
-        self.posts = PgPostStore(db)
+        shared = PgExecutor(db)
+        self.posts = PostStore(shared)
         self.answers = PgAnswerStore(db)
         self.standings = PgStandings(db)
-        self.test_runs = PgTestRunStore(db)
-        self.guilds = PgGuildSettingsStore(db)
-        self.meta = PgMetaStore(db)
-        self.daily = PgDailyStore(db)
-        self.cards = PgCardStore(db)
-        self.progress = PgProgressStore(db)
-        self.reminders = PgReminderStore(db)
+        self.test_runs = TestRunStore(shared)
+        self.guilds = GuildSettingsStore(shared)
+        self.meta = MetaStore(shared)
+        self.daily = DailyStore(shared)
+        self.cards = CardStore(shared)
+        self.progress = ProgressStore(shared)
+        self.reminders = ReminderStore(shared)
         self.privacy = PgPrivacyStore(db)
-        self.reports = PgReportStore(db)
+        self.reports = ReportStore(shared)
         self.items = PgItemStatsStore(db)
 
     @classmethod

@@ -1,4 +1,9 @@
-"""SQLite behind the storage contract. `Storage` bundles the stores over one database file."""
+"""SQLite behind the storage contract. `Storage` bundles the stores over one database file.
+
+The stores whose SQL both backends share (bot/storage/stores/) run over `SqliteExecutor`
+(aiosqlite); the click, the standings, member deletion and export and the item
+statistics are SQLite's own, here beside it.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,18 @@ from pathlib import Path
 
 from bot.storage.records import StorageHealth
 from bot.storage.sqlite.answers import AnswerStore
-from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
-from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+from bot.storage.sqlite.executor import SqliteExecutor
 from bot.storage.sqlite.items import ItemStatsStore
-from bot.storage.sqlite.posts import PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
-from bot.storage.sqlite.reads import CardStore, ProgressStore
-from bot.storage.sqlite.reminders import ReminderStore
-from bot.storage.sqlite.reports import ReportStore
 from bot.storage.sqlite.standings import Standings
-from bot.storage.sqlite.test_runs import TestRunStore
+from bot.storage.stores.daily import DailyStore
+from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
+from bot.storage.stores.posts import PostStore
+from bot.storage.stores.reads import CardStore, ProgressStore
+from bot.storage.stores.reminders import ReminderStore
+from bot.storage.stores.reports import ReportStore
+from bot.storage.stores.test_runs import TestRunStore
 
 __all__ = ["Database", "Storage"]
 
@@ -25,18 +31,19 @@ __all__ = ["Database", "Storage"]
 class Storage:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.posts = PostStore(db)
+        shared = SqliteExecutor(db)
+        self.posts = PostStore(shared)
         self.answers = AnswerStore(db)
         self.standings = Standings(db)
-        self.test_runs = TestRunStore(db)
-        self.guilds = GuildSettingsStore(db)
-        self.meta = MetaStore(db)
-        self.daily = DailyStore(db)
-        self.cards = CardStore(db)
-        self.progress = ProgressStore(db)
-        self.reminders = ReminderStore(db)
+        self.test_runs = TestRunStore(shared)
+        self.guilds = GuildSettingsStore(shared)
+        self.meta = MetaStore(shared)
+        self.daily = DailyStore(shared)
+        self.cards = CardStore(shared)
+        self.progress = ProgressStore(shared)
+        self.reminders = ReminderStore(shared)
         self.privacy = PrivacyStore(db)
-        self.reports = ReportStore(db)
+        self.reports = ReportStore(shared)
         self.items = ItemStatsStore(db)
 
     @classmethod

@@ -32,34 +32,12 @@ from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.executor import PgExecutor
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.standings import PgStandings
-from bot.storage.sql import Executor
 from bot.storage.sqlite.answers import AnswerStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.executor import SqliteExecutor
 from bot.storage.sqlite.privacy import PrivacyStore
 from bot.storage.sqlite.standings import Standings
-from bot.storage.stores.daily import DailyStore
-from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
-from bot.storage.stores.posts import PostStore
-from bot.storage.stores.reads import CardStore, ProgressStore
-from bot.storage.stores.reminders import ReminderStore
-from bot.storage.stores.reports import ReportStore
-from bot.storage.stores.test_runs import TestRunStore
-
-
-def _shared(executor: Executor) -> dict[str, Any]:
-    """The stores both backends share (bot/storage/stores/), over one executor."""
-    return {
-        "guilds": GuildSettingsStore(executor),
-        "meta": MetaStore(executor),
-        "posts": PostStore(executor),
-        "test_runs": TestRunStore(executor),
-        "reminders": ReminderStore(executor),
-        "progress": ProgressStore(executor),
-        "cards": CardStore(executor),
-        "reports": ReportStore(executor),
-        "daily": DailyStore(executor),
-    }
+from bot.storage.stores.bundle import SharedStores
 
 
 @dataclass
@@ -130,7 +108,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
         try:
             yield Backend(
                 name,
-                **_shared(SqliteExecutor(db)),
+                **vars(SharedStores(SqliteExecutor(db))),
                 privacy=PrivacyStore(db),
                 answers=AnswerStore(db),
                 standings=Standings(db),
@@ -158,7 +136,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
     try:
         yield Backend(
             name,
-            **_shared(PgExecutor(pg)),
+            **vars(SharedStores(PgExecutor(pg))),
             privacy=PgPrivacyStore(pg),
             answers=PgAnswerStore(pg),
             standings=PgStandings(pg),

@@ -2,9 +2,9 @@
 
 Opened through `bot.storage.factory.open_storage`, the one place that chooses a backend.
 
-The stores whose SQL both backends share (bot/storage/stores/) run over `PgExecutor`
-(asyncpg); the click, the standings, member deletion and export and the item statistics
-are PostgreSQL's own, in this package.
+The stores whose SQL both backends share (bot/storage/stores/, `SharedStores`) run over
+`PgExecutor` (asyncpg); the click, the standings, member deletion and export and the
+item statistics are PostgreSQL's own, in this package.
 """
 
 from __future__ import annotations
@@ -20,35 +20,20 @@ from bot.storage.pg.itemstats import PgItemStatsStore
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.standings import PgStandings
 from bot.storage.records import StorageHealth
-from bot.storage.stores.daily import DailyStore
-from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
-from bot.storage.stores.posts import PostStore
-from bot.storage.stores.reads import CardStore, ProgressStore
-from bot.storage.stores.reminders import ReminderStore
-from bot.storage.stores.reports import ReportStore
-from bot.storage.stores.test_runs import TestRunStore
+from bot.storage.stores.bundle import SharedStores
 
 __all__ = ["PgStorage"]
 
 
-class PgStorage:
+class PgStorage(SharedStores):
     """Every store over one PostgreSQL database, and the contract's hooks."""
 
     def __init__(self, db: PgDatabase) -> None:
+        super().__init__(PgExecutor(db))
         self.db = db
-        shared = PgExecutor(db)
-        self.posts = PostStore(shared)
         self.answers = PgAnswerStore(db)
         self.standings = PgStandings(db)
-        self.test_runs = TestRunStore(shared)
-        self.guilds = GuildSettingsStore(shared)
-        self.meta = MetaStore(shared)
-        self.daily = DailyStore(shared)
-        self.cards = CardStore(shared)
-        self.progress = ProgressStore(shared)
-        self.reminders = ReminderStore(shared)
         self.privacy = PgPrivacyStore(db)
-        self.reports = ReportStore(shared)
         self.items = PgItemStatsStore(db)
 
     @classmethod

@@ -1,8 +1,8 @@
 """SQLite behind the storage contract. `Storage` bundles the stores over one database file.
 
-The stores whose SQL both backends share (bot/storage/stores/) run over `SqliteExecutor`
-(aiosqlite); the click, the standings, member deletion and export and the item
-statistics are SQLite's own, here beside it.
+The stores whose SQL both backends share (bot/storage/stores/, `SharedStores`) run over
+`SqliteExecutor` (aiosqlite); the click, the standings, member deletion and export and
+the item statistics are SQLite's own, here beside it.
 """
 
 from __future__ import annotations
@@ -17,33 +17,20 @@ from bot.storage.sqlite.executor import SqliteExecutor
 from bot.storage.sqlite.items import ItemStatsStore
 from bot.storage.sqlite.privacy import PrivacyStore
 from bot.storage.sqlite.standings import Standings
-from bot.storage.stores.daily import DailyStore
-from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
-from bot.storage.stores.posts import PostStore
-from bot.storage.stores.reads import CardStore, ProgressStore
-from bot.storage.stores.reminders import ReminderStore
-from bot.storage.stores.reports import ReportStore
-from bot.storage.stores.test_runs import TestRunStore
+from bot.storage.stores.bundle import SharedStores
 
 __all__ = ["Database", "Storage"]
 
 
-class Storage:
+class Storage(SharedStores):
+    """Every store over one SQLite database file, and the contract's hooks."""
+
     def __init__(self, db: Database) -> None:
+        super().__init__(SqliteExecutor(db))
         self.db = db
-        shared = SqliteExecutor(db)
-        self.posts = PostStore(shared)
         self.answers = AnswerStore(db)
         self.standings = Standings(db)
-        self.test_runs = TestRunStore(shared)
-        self.guilds = GuildSettingsStore(shared)
-        self.meta = MetaStore(shared)
-        self.daily = DailyStore(shared)
-        self.cards = CardStore(shared)
-        self.progress = ProgressStore(shared)
-        self.reminders = ReminderStore(shared)
         self.privacy = PrivacyStore(db)
-        self.reports = ReportStore(shared)
         self.items = ItemStatsStore(db)
 
     @classmethod

@@ -5,18 +5,36 @@ reads in several short statements, one hop each to aiosqlite's thread;
 bot/storage/pg/standings.py folds them into one statement per call, each a round trip
 to the server), but both read the same index ranges over the same summaries
 (members, member_periods, score_counts: migration 0003), so the same data ranks the
-same on both. Those ranges, the rule for which bucket is current and the SQL counting
-the members strictly ahead of a score are written once here, with named parameters
-(`:guild`), which sqlite3 binds as they are and PostgreSQL through bot/storage/sql.py.
+same on both. Those ranges, the rule for which bucket is current, the SQL counting
+the members strictly ahead of a score and how a page's rows get their ranks are written
+once here, the SQL with named parameters (`:guild`), which sqlite3 binds as they are and
+PostgreSQL through bot/storage/sql.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from bot.quiz.scoring import MemberScore
 from bot.storage.periods import month_start_ms, week_start_ms
+from bot.storage.records import RankedScore
 
-__all__ = ["LATER_BUCKET", "Source", "ahead_sql", "all_time", "bucket", "buckets_at", "raw"]
+__all__ = [
+    "LATER_BUCKET",
+    "Source",
+    "ahead_sql",
+    "all_time",
+    "bucket",
+    "buckets_at",
+    "current_source",
+    "page_ranks",
+    "raw",
+]
+
+#: A backend's read: named-parameter SQL and its values in, rows out.
+Fetch = Callable[[str, Mapping[str, object]], Awaitable[Sequence[Any]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +97,18 @@ LATER_BUCKET = (
 )
 
 
+async def current_source(fetch: Fetch, guild_id: int, since_ms: int | None) -> Source:
+    """The exact source for `since_ms`: all time, the week or month bucket that starts
+    there if no later one exists (asked through the backend's `fetch`), else the raw
+    aggregation."""
+    if since_ms is None:
+        return all_time(guild_id)
+    for period, start in buckets_at(since_ms):
+        if not await fetch(LATER_BUCKET, {"guild": guild_id, "period": period, "start": start}):
+            return bucket(guild_id, period, start)
+    return raw(guild_id, since_ms)
+
+
 def ahead_sql(src: Source, points: str, correct: str) -> str:
     """SQL for the number of members strictly ahead of (points, correct).
 
@@ -96,3 +126,24 @@ def ahead_sql(src: Source, points: str, correct: str) -> str:
         f" + (SELECT COUNT(*) FROM {src.table} WHERE {src.where}"
         f" AND points = {points} AND correct > {correct}))"
     )
+
+
+def page_ranks(scores: Sequence[MemberScore], offset: int, first_ahead: int) -> list[RankedScore]:
+    """Competition ranks over (points, correct) of a page's scores, in leaderboard order,
+    from row `offset` on: a member tied with the row before shares its rank, any other
+    has every row before it strictly ahead, and the page's first row has `first_ahead`
+    members strictly ahead of it."""
+    ranked: list[RankedScore] = []
+    for index, score in enumerate(scores):
+        previous = ranked[-1] if ranked else None
+        if previous is not None and (previous.score.points, previous.score.correct) == (
+            score.points,
+            score.correct,
+        ):
+            rank = previous.rank
+        elif previous is not None:
+            rank = offset + index + 1  # every row before it is strictly ahead
+        else:
+            rank = 1 + first_ahead
+        ranked.append(RankedScore(rank, score))
+    return ranked

@@ -37,6 +37,8 @@ from bot.storage.standings_sql import (
     all_time,
     bucket,
     buckets_at,
+    current_source,
+    page_ranks,
     raw,
 )
 
@@ -65,15 +67,7 @@ class PgStandings:
 
     async def _source(self, guild_id: int, since_ms: int | None) -> Source:
         """The source, checked with the server (the slow path: a guess was not current)."""
-        if since_ms is None:
-            return all_time(guild_id)
-        for period, start in buckets_at(since_ms):
-            later = await self._fetch(
-                LATER_BUCKET, {"guild": guild_id, "period": period, "start": start}
-            )
-            if not later:
-                return bucket(guild_id, period, start)
-        return raw(guild_id, since_ms)
+        return await current_source(self._fetch, guild_id, since_ms)
 
     async def page(
         self, guild_id: int, since_ms: int | None, *, offset: int, limit: int
@@ -91,21 +85,9 @@ class PgStandings:
         total = int(rows[0]["total"])
         if limit == 0 or offset >= total:
             return [], total
-        ranked: list[RankedScore] = []
-        for index, row in enumerate(r for r in rows if r["user_id"] is not None):
-            score = MemberScore(*tuple(row)[3:])
-            previous = ranked[-1] if ranked else None
-            if previous is not None and (previous.score.points, previous.score.correct) == (
-                score.points,
-                score.correct,
-            ):
-                rank = previous.rank
-            elif previous is not None:
-                rank = offset + index + 1  # every row before it is strictly ahead
-            else:
-                rank = 1 + int(row["ahead"])
-            ranked.append(RankedScore(rank, score))
-        return ranked, total
+        page = [row for row in rows if row["user_id"] is not None]
+        scores = [MemberScore(*tuple(row)[3:]) for row in page]
+        return page_ranks(scores, offset, int(page[0]["ahead"]) if page else 0), total
 
     async def _page_rows(
         self, src: Source, later: str, offset: int, limit: int

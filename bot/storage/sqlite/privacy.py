@@ -2,14 +2,13 @@
 
 The async face of `bot.storage.sqlite.members` (which lists what is deleted and exported): each
 operation is one trip to the database thread, a deletion one transaction. Pending
-removals are recorded, cancelled and listed as on PostgreSQL (`PendingRemovals`,
+removals are recorded, cancelled, listed and walked as on PostgreSQL (`PendingRemovals`,
 bot/storage/stores/removals.py).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from typing import Any
 
 from bot.storage.sqlite import members
@@ -41,33 +40,17 @@ class PrivacyStore(PendingRemovals):
         """Delete everything about the server and its members, its pending removal too."""
         return await self.db.run_transaction(lambda conn: members.delete_guild(conn, guild_id))
 
-    async def delete_due(
-        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
-    ) -> list[int]:
-        """Delete every server whose removal is due at `now_ms`; the servers deleted.
+    async def _delete_if_due(self, guild_id: int, now_ms: int) -> bool:
+        """One trip to the database thread: the check and the deletion's steps."""
 
-        One transaction per server, so a large server does not hold the write lock for
-        all of them; the check of `due_at` is inside it, so a GUILD_CREATE that cancelled
-        the removal in between wins. `owns` (a process's shards, bot/infra/shards.py) skips
-        the servers another process deletes.
-        """
-        deleted = []
-        for pending in await self.pending_removals():
-            if pending.due_at > now_ms:
-                break
-            if owns is not None and not owns(pending.guild_id):
-                continue
+        def work(conn: sqlite3.Connection) -> bool:
+            due = conn.execute(
+                "SELECT 1 FROM guild_removals WHERE guild_id = ? AND due_at <= ?",
+                (guild_id, now_ms),
+            ).fetchone()
+            if due is None:
+                return False
+            members.delete_guild(conn, guild_id)
+            return True
 
-            def work(conn: sqlite3.Connection, guild_id: int = pending.guild_id) -> bool:
-                due = conn.execute(
-                    "SELECT 1 FROM guild_removals WHERE guild_id = ? AND due_at <= ?",
-                    (guild_id, now_ms),
-                ).fetchone()
-                if due is None:
-                    return False
-                members.delete_guild(conn, guild_id)
-                return True
-
-            if await self.db.run_transaction(work):
-                deleted.append(pending.guild_id)
-        return deleted
+        return await self.db.run_transaction(work)

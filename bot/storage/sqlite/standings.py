@@ -17,13 +17,10 @@ from bot.quiz.scoring import MemberScore
 from bot.storage.records import LEADERBOARD_ORDER, MemberStats, RankedScore
 from bot.storage.sqlite.db import Database
 from bot.storage.standings_sql import (
-    LATER_BUCKET,
     Source,
     ahead_sql,
-    all_time,
-    bucket,
-    buckets_at,
-    raw,
+    current_source,
+    page_ranks,
 )
 
 _ORDER_S = "s.points DESC, s.correct DESC, s.answered ASC, s.user_id ASC"
@@ -43,15 +40,7 @@ class Standings:
         self.db = db
 
     async def _source(self, guild_id: int, since_ms: int | None) -> Source:
-        if since_ms is None:
-            return all_time(guild_id)
-        for period, start in buckets_at(since_ms):
-            later = await self._fetch(
-                LATER_BUCKET, {"guild": guild_id, "period": period, "start": start}
-            )
-            if not later:
-                return bucket(guild_id, period, start)
-        return raw(guild_id, since_ms)
+        return await current_source(self._fetch, guild_id, since_ms)
 
     async def _fetch(self, sql: str, params: Mapping[str, object]) -> list[sqlite3.Row]:
         # One trip to aiosqlite's thread (execute + fetch + close would be three).
@@ -84,21 +73,9 @@ class Standings:
             f" ORDER BY {_ORDER_S}",
             {**src.params, "limit": limit, "offset": offset},
         )
-        ranked: list[RankedScore] = []
-        for index, row in enumerate(rows):
-            score = MemberScore(*row)
-            previous = ranked[-1] if ranked else None
-            if previous is not None and (previous.score.points, previous.score.correct) == (
-                score.points,
-                score.correct,
-            ):
-                rank = previous.rank
-            elif previous is not None:
-                rank = offset + index + 1  # every row before it is strictly ahead
-            else:
-                rank = 1 + await self._ahead(src, score.points, score.correct)
-            ranked.append(RankedScore(rank, score))
-        return ranked, total
+        scores = [MemberScore(*row) for row in rows]
+        ahead = await self._ahead(src, scores[0].points, scores[0].correct) if scores else 0
+        return page_ranks(scores, offset, ahead), total
 
     async def _ahead(self, src: Source, points: int, correct: int) -> int:
         (row,) = await self._fetch(

@@ -77,7 +77,7 @@ class Query:
 
     __slots__ = ("_compiled", "fragments", "text")
 
-    def __init__(self, text: str, **fragments: Fragment) -> None:
+    def __init__(self, text: str, /, **fragments: Fragment) -> None:
         self.text = text
         self.fragments = fragments
         self._compiled: dict[Dialect, Compiled] = {}

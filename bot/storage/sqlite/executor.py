@@ -37,7 +37,8 @@ class SqliteExecutor:
 
     async def fetch(self, query: Query, /, **params: object) -> list[Row]:
         sql, args = _bind(query, params)
-        rows = await (self._conn or self.db.conn).execute_fetchall(sql, args)
+        conn = self.db.conn if self._conn is None else self._conn
+        rows = await conn.execute_fetchall(sql, args)
         # sqlite3.Row reads by position, unpacks and iterates: the `Row` of sql.py.
         return cast("list[Row]", list(rows))
 

@@ -190,6 +190,16 @@ def daily_posts(pair: Pair) -> dict[int, int]:
     return found
 
 
+async def _logged(bot: BotProcess, text: str, timeout: float = START_TIMEOUT) -> None:
+    """Return once `text` is in the bot's log; fail with the log after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while text not in bot.log_text():
+        if loop.time() > deadline:
+            raise AssertionError(f"{text!r} not logged in {timeout:g} s:\n{bot.log_text()}")
+        await asyncio.sleep(0.05)  # polling the log file: the condition is the line itself
+
+
 async def test_both_processes_ticking_post_each_servers_daily_question_once(pair: Pair) -> None:
     # Daily posts on in a server of each shard, due since midnight UTC today (the
     # schedule was set long before), written before either process starts.
@@ -221,8 +231,11 @@ async def test_both_processes_ticking_post_each_servers_daily_question_once(pair
 
     assert daily_posts(pair) == {GUILD_0 + 1: 1, GUILD_1 + 1: 1}
 
-    # Each process saw exactly its own shard's server as due and posted it.
+    # Each process saw exactly its own shard's server as due and posted it. The tick's
+    # summary line is written after Discord answered the post, so the loopback can see
+    # the post before the line is in the log: wait for the line, not for a time.
     for shard, bot in enumerate(bots):
+        await _logged(bot, "daily tick:")
         lines = bot.log_text().splitlines()
         ticks = [line for line in lines if "daily tick:" in line]
         assert len(ticks) == 1 and "1 due, 1 posted, 0 failed" in ticks[0], bot.log_text()

@@ -190,14 +190,14 @@ def daily_posts(pair: Pair) -> dict[int, int]:
     return found
 
 
-async def _logged(bot: BotProcess, text: str, timeout: float = START_TIMEOUT) -> None:
-    """Return once `text` is in the bot's log; fail with the log after `timeout` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while text not in bot.log_text():
-        if loop.time() > deadline:
-            raise AssertionError(f"{text!r} not logged in {timeout:g} s:\n{bot.log_text()}")
-        await asyncio.sleep(0.05)  # polling the log file: the condition is the line itself
+async def _logged(bot: BotProcess, text: str) -> None:
+    """Return once `text` is in the bot's log; fail with the log after START_TIMEOUT s."""
+    try:
+        async with asyncio.timeout(START_TIMEOUT):
+            while text not in bot.log_text():
+                await asyncio.sleep(0.05)  # polling the log file: the condition is the line
+    except TimeoutError:
+        raise AssertionError(f"{text!r} not logged:\n{bot.log_text()}") from None
 
 
 async def test_both_processes_ticking_post_each_servers_daily_question_once(pair: Pair) -> None:

@@ -77,6 +77,7 @@ if TYPE_CHECKING:
         DailyContract,
         GuildsContract,
         ItemStatsContract,
+        LiveContract,
         MetaContract,
         PostsContract,
         PrivacyContract,
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
     from bot.storage.pg.db import PgDatabase
     from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
     from bot.storage.pg.itemstats import PgItemStatsStore
+    from bot.storage.pg.live import PgLiveStore
     from bot.storage.pg.posts import PgPostStore
     from bot.storage.pg.privacy import PgPrivacyStore
     from bot.storage.pg.reads import PgCardStore, PgProgressStore
@@ -104,6 +106,7 @@ if TYPE_CHECKING:
     from bot.storage.sqlite.db import Database
     from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
     from bot.storage.sqlite.items import ItemStatsStore
+    from bot.storage.sqlite.live import LiveStore
     from bot.storage.sqlite.posts import PostStore
     from bot.storage.sqlite.privacy import PrivacyStore
     from bot.storage.sqlite.reads import CardStore, ProgressStore
@@ -129,6 +132,9 @@ if TYPE_CHECKING:
         items: ItemStatsContract = ItemStatsStore(db)
         items = PgItemStatsStore(pg)
         del items
+        live: LiveContract = LiveStore(db)
+        live = PgLiveStore(pg)
+        del live
         guilds = PgGuildSettingsStore(pg)
         meta = PgMetaStore(pg)
         posts = PgPostStore(pg)

@@ -18,6 +18,7 @@ from bot.storage.contract import (
     CardsContract,
     DailyContract,
     GuildsContract,
+    LiveContract,
     MetaContract,
     PostsContract,
     PrivacyContract,
@@ -31,6 +32,7 @@ from bot.storage.pg.answers import PgAnswerStore
 from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+from bot.storage.pg.live import PgLiveStore
 from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.reads import PgCardStore, PgProgressStore
@@ -42,6 +44,7 @@ from bot.storage.sqlite.answers import AnswerStore
 from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+from bot.storage.sqlite.live import LiveStore
 from bot.storage.sqlite.posts import PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
 from bot.storage.sqlite.reads import CardStore, ProgressStore
@@ -68,6 +71,8 @@ class Backend:
     answers: AnswersContract
     daily: DailyContract
     standings: StandingsContract
+    #: Quiz night sessions (issue 26).
+    live: LiveContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
     #: The first column of the first row of a query written with `?` placeholders.
@@ -135,6 +140,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
                 scalar=lite_scalar,
                 rows=lite_rows,
                 db=db,
+                live=LiveStore(db),
             )
         finally:
             await db.close()
@@ -171,6 +177,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
             scalar=pg_scalar,
             rows=pg_rows,
             db=pg,
+            live=PgLiveStore(pg),
         )
     finally:
         await pg.close()

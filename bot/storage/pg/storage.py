@@ -16,6 +16,7 @@ from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
 from bot.storage.pg.itemstats import PgItemStatsStore
+from bot.storage.pg.live import PgLiveStore
 from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.reads import PgCardStore, PgProgressStore
@@ -45,6 +46,7 @@ class PgStorage:
         self.reminders = PgReminderStore(db)
         self.privacy = PgPrivacyStore(db)
         self.reports = PgReportStore(db)
+        self.live = PgLiveStore(db)
         self.items = PgItemStatsStore(db)
 
     @classmethod

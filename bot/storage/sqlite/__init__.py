@@ -11,6 +11,7 @@ from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
 from bot.storage.sqlite.items import ItemStatsStore
+from bot.storage.sqlite.live import LiveStore
 from bot.storage.sqlite.posts import PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
 from bot.storage.sqlite.reads import CardStore, ProgressStore
@@ -37,6 +38,7 @@ class Storage:
         self.reminders = ReminderStore(db)
         self.privacy = PrivacyStore(db)
         self.reports = ReportStore(db)
+        self.live = LiveStore(db)
         self.items = ItemStatsStore(db)
 
     @classmethod

@@ -2,7 +2,7 @@
 
 Pure: no Discord, no database; the clock is passed in as milliseconds and the random
 source as a `random.Random`, so every rule here is tested with fixed values
-(tests/quiz/test_live_rules.py). The live service keeps the session's
+(tests/quiz/test_live_rules.py). The service (bot/services/live.py) keeps the session's
 state in the database and asks these functions what follows from it:
 
 - the settings a host may choose and their limits (`validate_settings`), and the seconds
@@ -165,10 +165,11 @@ class Click:
 
 
 def final_choices(clicks: Iterable[Click], revealed_at_ms: int | None) -> dict[int, Click]:
-    """Each member's last click before the reveal; later clicks change nothing."""
+    """Each member's last click up to the reveal; later clicks change nothing. (A click
+    in the reveal's own millisecond was saved before it: the store refuses any after.)"""
     final: dict[int, Click] = {}
     for click in sorted(clicks, key=lambda c: c.at_ms):
-        if revealed_at_ms is not None and click.at_ms >= revealed_at_ms:
+        if revealed_at_ms is not None and click.at_ms > revealed_at_ms:
             continue
         final[click.user_id] = click
     return final

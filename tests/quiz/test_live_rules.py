@@ -101,7 +101,7 @@ def test_reveal_early_rule() -> None:
 
 def test_last_choice_counts_and_late_clicks_change_nothing() -> None:
     clicks = [Click(1, 0, 100), Click(1, 2, 300), Click(2, 1, 200), Click(2, 3, 500)]
-    final = final_choices(clicks, revealed_at_ms=500)
+    final = final_choices(clicks, revealed_at_ms=499)
     assert final == {1: Click(1, 2, 300), 2: Click(2, 1, 200)}
     assert final_choices(clicks, None)[2].choice == 3
 

@@ -1,0 +1,438 @@
+"""Quiz night (`/tpquiz live`, issue 26) as the Discord glue sees it; no Discord here.
+
+A session's state lives in the database (bot/storage/contract.py `LiveContract`); each
+open session is driven by one `asyncio` task (`LiveService.run`), as Red-DiscordBot's
+trivia session is, with a done-callback that forgets it. The task only ever reads the
+state, waits for the next moment (the lobby's start, a question's deadline, the pause
+before the next question) or a nudge (host button, every player answered), and asks the
+store to make the next step, each a conditional write: so a restart, a second process
+or a double press never does one twice, and `resume_all` at start re-arms every open
+session from what was saved (a deadline passed while the bot was down reveals at once).
+
+Session answers become real answers at the reveal, not at the lock-in: a player may
+change their choice until then and only the last one counts, while the answers table
+holds one answer per member per post (the database's rule) and each answer moves the
+member's FSRS card and totals once. Recording the final choice at the reveal through the
+ordinary answer path (`AnswersContract.record`, on the session question's own post)
+gives it the card, the item statistics and the first-answer leaderboard rule unchanged.
+A lock-in is saved at once (`live_choices`), so nothing acknowledged is lost before.
+
+What appears on Discord is the `Announcer`'s business (cogs/live/), called at each step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.quiz.live import (
+    LOBBY_MS,
+    NEXT_PAUSE_MS,
+    Answer,
+    LiveSettings,
+    Standing,
+    auto_seconds,
+    final_choices,
+    most_missed,
+    pick_questions,
+    points_for,
+    reveal_reason,
+    standings,
+)
+from bot.quiz.live import Click as LiveClick
+from bot.quiz.live_state import LiveChoice, LiveQuestion, LiveSession, LockIn
+from bot.quiz.model import Question
+from bot.quiz.picking import shuffled_order
+from bot.services.quiz import QuizError, QuizService
+from bot.storage.errors import WriteFailed
+
+log = logging.getLogger(__name__)
+
+#: A server's share right per question (item statistics), for `group-weakest`.
+Facility = Callable[[int], Awaitable[dict[str, float]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    user_id: int
+    choice_index: int | None
+    correct: bool
+    points: int
+    place: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    session: LiveSession
+    live: LiveQuestion
+    question: Question
+    #: Picks per choice index (file order), final choices only.
+    counts: dict[int, int]
+    verdicts: list[Verdict]
+    standings: list[Standing]
+
+
+@dataclass(frozen=True, slots=True)
+class Final:
+    session: LiveSession
+    standings: list[Standing]
+    #: The question the room missed most, or None.
+    most_missed: tuple[LiveQuestion, Question] | None
+    #: user -> [(position, choice or None, right)] for the private summaries.
+    per_player: dict[int, list[tuple[int, int | None, bool]]]
+
+
+class Announcer(Protocol):
+    """What the Discord side shows at each step (cogs/live/)."""
+
+    async def lobby(self, session: LiveSession) -> None: ...
+
+    async def question(
+        self, session: LiveSession, live: LiveQuestion, question: Question
+    ) -> None: ...
+
+    async def reveal(self, reveal: Reveal) -> None: ...
+
+    async def finished(self, final: Final) -> None: ...
+
+
+class LiveService:
+    def __init__(self, quiz: QuizService, facility: Facility | None = None) -> None:
+        self.quiz = quiz
+        self.store = quiz.storage.live
+        self.facility = facility
+        self.announcer: Announcer | None = None
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+        self._nudges: dict[int, asyncio.Event] = {}
+        self._host_reveal: set[int] = set()
+        #: Whether this process runs a server's timers (its shards; all on SQLite).
+        self.owns: Callable[[int], bool] = lambda guild_id: True
+
+    # -- starting ---------------------------------------------------------------------
+
+    async def create(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        language: str,
+        settings: LiveSettings,
+    ) -> tuple[LiveSession, bool]:
+        """A new session in the lobby (True), or the channel's running one (False)."""
+        running = await self.store.in_channel(channel_id)
+        if running is not None:
+            return running, False
+        facility = {}
+        if settings.topic == "group-weakest" and self.facility is not None:
+            facility = await self.facility(guild_id)
+        recent = await self.quiz.storage.posts.recent_question_ids(guild_id, 20)
+        picked = pick_questions(
+            self.quiz.pool, self.quiz.rng, mode=settings.topic, count=settings.questions,
+            facility=facility, recent=recent,
+        )  # fmt: skip
+        if len(picked) < 3:
+            raise QuizError("live_too_few_questions")
+        plan = []
+        for chosen in picked:
+            question, params = self.quiz.draw(chosen)
+            order = shuffled_order(len(question.choices), self.quiz.rng)
+            plan.append((question.id, order, params, settings.seconds or auto_seconds(question)))
+        now = self.quiz.now_ms()
+        return await self.store.create(
+            guild_id=guild_id, channel_id=channel_id, host_id=host_id, language=language,
+            topic=settings.topic, seconds=settings.seconds, scoring=settings.scoring,
+            now_ms=now, starts_at=now + LOBBY_MS, questions=plan,
+        )  # fmt: skip
+
+    def question(self, live: LiveQuestion) -> Question:
+        """The session question with its stored numbers (QuizError if it left the bank)."""
+        if live.question_id in self.quiz.templates:
+            return self.quiz.templates.question(live.question_id, live.params)
+        found = self.quiz.bank.get(live.question_id)
+        if found is None:
+            raise QuizError("question_removed", question_id=live.question_id)
+        return found
+
+    # -- members' clicks ----------------------------------------------------------------
+
+    async def session_of(self, session_id: int, guild_id: int | None) -> LiveSession:
+        session = await self.store.get(session_id)
+        if session is None or session.guild_id != guild_id:
+            raise QuizError("live_unknown")
+        return session
+
+    async def join(self, session_id: int, guild_id: int | None, user_id: int, name: str) -> bool:
+        session = await self.session_of(session_id, guild_id)
+        if session.status == "ended":
+            raise QuizError("live_ended")
+        return await self.store.join(
+            session_id, user_id=user_id, name=name, now_ms=self.quiz.now_ms()
+        )
+
+    async def lock_in(
+        self, session_id: int, guild_id: int | None, position: int, user_id: int, name: str,
+        choice_index: int,
+    ) -> tuple[LockIn, LiveSession, Question]:  # fmt: skip
+        """Save the member's choice (the last one counts); 'late' after the reveal."""
+        session = await self.session_of(session_id, guild_id)
+        questions = await self.store.questions(session_id)
+        if not 0 <= position < len(questions):
+            raise QuizError("bad_choice")
+        question = self.question(questions[position])
+        if not 0 <= choice_index < len(question.choices):
+            raise QuizError("bad_choice")
+        outcome = await self.store.lock_in(
+            session_id, position, user_id=user_id, name=name, choice_index=choice_index,
+            now_ms=self.quiz.now_ms(),
+        )  # fmt: skip
+        if outcome == "locked":
+            self.nudge(session_id)  # every player may have answered now
+        return outcome, session, question
+
+    async def host_action(self, session_id: int, guild_id: int | None, action: str) -> LiveSession:
+        """Start, reveal now, pause, resume, skip or end; the caller checked the host."""
+        session = await self.session_of(session_id, guild_id)
+        now = self.quiz.now_ms()
+        done = False
+        if action == "start":
+            done = await self.store.start(session_id)
+        elif action == "cancel" or action == "end":
+            done = await self.store.end(session_id, now_ms=now, reason=action)
+        elif action == "pause":
+            done = await self.store.pause(session_id, now_ms=now)
+        elif action == "resume":
+            done = await self.store.resume(session_id, now_ms=now) is not None
+        elif action in ("reveal", "skip"):
+            done = session.status == "running" and session.position >= 0
+            if done:
+                self._host_reveal.add(session_id)
+                if action == "skip":
+                    await self.store.claim_reveal(
+                        session_id, session.position, now_ms=now, next_at=now, skipped=True
+                    )
+        if not done:
+            raise QuizError("live_not_now")
+        self.nudge(session_id)
+        return session
+
+    # -- the session's task ---------------------------------------------------------------
+
+    def nudge(self, session_id: int) -> None:
+        event = self._nudges.get(session_id)
+        if event is not None:
+            event.set()
+
+    def launch(self, session: LiveSession) -> None:
+        """Run the session's task here unless it runs already (or another process owns it)."""
+        if session.id in self.tasks or not self.owns(session.guild_id):
+            return
+        self._nudges[session.id] = asyncio.Event()
+        task = asyncio.get_running_loop().create_task(
+            self.run(session.id), name=f"live-{session.id}"
+        )
+        self.tasks[session.id] = task
+
+        def done(finished: asyncio.Task[None]) -> None:
+            self.tasks.pop(session.id, None)
+            self._nudges.pop(session.id, None)
+            self._host_reveal.discard(session.id)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("live session %s stopped", session.id, exc_info=finished.exception())
+
+        task.add_done_callback(done)
+
+    async def resume_all(self) -> int:
+        """At start: every open session this process owns runs again from its saved state."""
+        sessions = await self.store.open_sessions()
+        for session in sessions:
+            self.launch(session)
+        return len(sessions)
+
+    async def stop(self) -> None:
+        tasks = list(self.tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _wait(self, session_id: int, until_ms: int | None) -> None:
+        event = self._nudges[session_id]
+        timeout = None if until_ms is None else max(0.0, (until_ms - self.quiz.now_ms()) / 1000)
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except TimeoutError:
+            pass
+        event.clear()
+
+    async def run(self, session_id: int) -> None:
+        """Drive the session from its saved state until it ends."""
+        while True:
+            try:
+                if not await self.step(session_id):
+                    return
+            except WriteFailed as exc:
+                log.warning("live session %s: nothing saved, retrying: %s", session_id, exc.reason)
+                await asyncio.sleep(1)
+
+    async def step(self, session_id: int) -> bool:
+        """One step of the session (or one wait); False once it has ended."""
+        session = await self.store.get(session_id)
+        if session is None or session.status == "ended":
+            if session is not None and self.announcer is not None:
+                await self.announcer.finished(await self.final(session))
+            return False
+        now = self.quiz.now_ms()
+        if session.status == "paused":
+            await self._wait(session_id, None)
+            return True
+        if session.status == "lobby":
+            if session.deadline_at is not None and now < session.deadline_at:
+                await self._wait(session_id, session.deadline_at)
+            elif await self.store.start(session_id):
+                self.nudge(session_id)
+            return True
+        questions = await self.store.questions(session_id)
+        current = questions[session.position] if session.position >= 0 else None
+        if current is None or current.recorded_at is not None:
+            next_at = session.deadline_at if current is not None else now
+            if next_at is not None and now < next_at:
+                await self._wait(session_id, next_at)
+                return True
+            nxt = session.position + 1
+            if nxt >= len(questions):
+                await self.store.end(session_id, now_ms=now, reason="done")
+                return True
+            deadline = now + questions[nxt].seconds * 1000
+            if await self.store.open_question(session_id, nxt, now_ms=now, deadline_at=deadline):
+                opened = (await self.store.questions(session_id))[nxt]
+                fresh = await self.store.get(session_id)
+                if self.announcer is not None and fresh is not None:
+                    await self.announcer.question(fresh, opened, self.question(opened))
+            return True
+        if current.revealed_at is None:
+            players = await self.store.players(session_id)
+            answered = {
+                c.user_id
+                for c in await self.store.choices(session_id)
+                if c.position == current.position
+            }
+            reason = reveal_reason(
+                now_ms=now, deadline_ms=session.deadline_at or now, players=players,
+                answered=answered, host_pressed=session_id in self._host_reveal,
+            )  # fmt: skip
+            if reason is None:
+                await self._wait(session_id, session.deadline_at)
+                return True
+            self._host_reveal.discard(session_id)
+            await self.store.claim_reveal(
+                session_id, current.position, now_ms=now, next_at=now + NEXT_PAUSE_MS
+            )
+            return True
+        await self._record(session, current)
+        return True
+
+    async def _record(self, session: LiveSession, current: LiveQuestion) -> None:
+        """Record the revealed question's final choices as real answers, then announce."""
+        question = self.question(current)
+        choices = [
+            c for c in await self.store.choices(session.id) if c.position == current.position
+        ]
+        final = final_choices(
+            (LiveClick(c.user_id, c.choice_index, c.locked_at) for c in choices),
+            current.revealed_at,
+        )
+        players = await self.store.players(session.id)
+        if not current.skipped:
+            results = await asyncio.gather(
+                *(
+                    self.quiz.storage.answers.record(
+                        guild_id=session.guild_id,
+                        user_id=user,
+                        name=players.get(user, "?"),
+                        question=question,
+                        choice_index=click.choice,
+                        now_ms=click.at_ms,
+                        post_id=current.post_id,
+                    )  # fmt: skip
+                    for user, click in final.items()
+                ),
+                return_exceptions=True,
+            )
+            failed = [r for r in results if isinstance(r, BaseException)]
+            if failed:
+                raise (
+                    failed[0] if isinstance(failed[0], WriteFailed) else WriteFailed(str(failed[0]))
+                )
+        await self.store.recorded(
+            session.id, current.position, current.post_id, now_ms=self.quiz.now_ms()
+        )
+        if self.announcer is None:
+            return
+        table = await self.standings(session)
+        places = {row.user_id: row for row in table}
+        counts: dict[int, int] = {}
+        for click in final.values():
+            counts[click.choice] = counts.get(click.choice, 0) + 1
+        verdicts = [
+            Verdict(
+                user,
+                final[user].choice if user in final else None,
+                user in final and final[user].choice == question.correct_index,
+                places[user].points if user in places else 0,
+                places[user].place if user in places else 0,
+            )  # fmt: skip
+            for user in players
+        ]
+        fresh = await self.store.get(session.id) or session
+        done = [q for q in await self.store.questions(session.id) if q.position == current.position]
+        await self.announcer.reveal(Reveal(fresh, done[0], question, counts, verdicts, table))
+
+    async def answers(
+        self, session: LiveSession
+    ) -> list[tuple[LiveQuestion, Question, LiveChoice, Answer]]:
+        """Every final answer of the session's revealed questions, scored."""
+        out = []
+        questions = await self.store.questions(session.id)
+        choices = await self.store.choices(session.id)
+        for live in questions:
+            if live.revealed_at is None or live.skipped or live.opened_at is None:
+                continue
+            question = self.question(live)
+            for c in choices:
+                if c.position != live.position or c.locked_at > live.revealed_at:
+                    continue
+                right = c.choice_index == question.correct_index
+                elapsed = c.locked_at - live.opened_at
+                points = points_for(
+                    session.scoring, correct=right, elapsed_ms=elapsed, limit_ms=live.seconds * 1000
+                )
+                out.append(
+                    (live, question, c, Answer(c.user_id, live.position, right, elapsed, points))
+                )
+        return out
+
+    async def standings(self, session: LiveSession) -> list[Standing]:
+        players = await self.store.players(session.id)
+        return standings(players, [a for *_, a in await self.answers(session)])
+
+    async def final(self, session: LiveSession) -> Final:
+        scored = await self.answers(session)
+        players = await self.store.players(session.id)
+        table = standings(players, [a for *_, a in scored])
+        tallies: dict[int, list[int]] = {}
+        per_player: dict[int, list[tuple[int, int | None, bool]]] = {u: [] for u in players}
+        for live, _question, choice, answer in scored:
+            right, total = tallies.setdefault(live.position, [0, 0])
+            tallies[live.position] = [right + int(answer.correct), total + 1]
+            per_player.setdefault(choice.user_id, []).append(
+                (live.position, choice.choice_index, answer.correct)
+            )
+        worst = most_missed([(p, r, n) for p, (r, n) in sorted(tallies.items())])
+        missed = None
+        if worst is not None:
+            live = (await self.store.questions(session.id))[worst]
+            missed = (live, self.question(live))
+        return Final(session, table, missed, per_player)

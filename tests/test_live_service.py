@@ -1,0 +1,179 @@
+"""`LiveService` (bot/services/live.py) over a real SQLite file, a clock the test moves
+and an announcer that records what it is told: a whole session step by step, the
+reveal early when everyone answered, the host's reveal and skip, a late click, session
+answers recorded as real answers, and a restart (a new service over the same file)
+that keeps the locked-in choices and reveals at once a deadline that passed."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.quiz.live import LiveSettings
+from bot.quiz.live_state import LiveSession
+from bot.quiz.model import Question
+from bot.services.live import Final, LiveService, Reveal
+from bot.services.quiz import QuizError, QuizService
+from bot.storage.sqlite import Storage
+from tests.factories import make_bank
+
+G, CH, HOST = 1, 2, 10
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.questions: list[int] = []
+        self.reveals: list[Reveal] = []
+        self.finals: list[Final] = []
+
+    async def lobby(self, session: LiveSession) -> None:
+        pass
+
+    async def question(self, session: LiveSession, live: object, question: Question) -> None:
+        self.questions.append(session.position)
+
+    async def reveal(self, reveal: Reveal) -> None:
+        self.reveals.append(reveal)
+
+    async def finished(self, final: Final) -> None:
+        self.finals.append(final)
+
+
+async def _service(path: Path, clock: Clock) -> tuple[LiveService, Recorder, Storage]:
+    storage = await Storage.open(path)
+    quiz = QuizService(make_bank(), storage, clock, random.Random(4))
+    live = LiveService(quiz)
+    live.announcer = recorder = Recorder()
+    return live, recorder, storage
+
+
+@pytest.fixture
+async def setup(tmp_path: Path) -> AsyncIterator[tuple[LiveService, Recorder, Clock, Path]]:
+    clock = Clock()
+    live, recorder, storage = await _service(tmp_path / "l.sqlite3", clock)
+    try:
+        yield live, recorder, clock, tmp_path / "l.sqlite3"
+    finally:
+        await storage.close()
+
+
+async def _steps(live: LiveService, sid: int, n: int = 1) -> None:
+    live._nudges.setdefault(sid, asyncio.Event())
+    for _ in range(n):
+        await live.step(sid)
+
+
+async def _session(live: LiveService) -> LiveSession:
+    session, created = await live.create(
+        guild_id=G, channel_id=CH, host_id=HOST, language="en",
+        settings=LiveSettings("mixed", 3, 20, "speed"),
+    )  # fmt: skip
+    assert created
+    return session
+
+
+async def test_a_whole_session(setup: tuple[LiveService, Recorder, Clock, Path]) -> None:
+    live, rec, clock, _ = setup
+    session = await _session(live)
+    again, created = await live.create(
+        guild_id=G, channel_id=CH, host_id=5, language="en",
+        settings=LiveSettings("mixed", 3, None, "accuracy"),
+    )  # fmt: skip
+    assert (again.id, created) == (session.id, False)
+    for user in (1, 2, 3):
+        assert await live.join(session.id, G, user, f"u{user}")
+    await live.host_action(session.id, G, "start")
+    await _steps(live, session.id)  # running -> question 0 opens
+    assert rec.questions == [0]
+    questions = await live.store.questions(session.id)
+    q0 = live.question(questions[0])
+    right, wrong = q0.correct_index, (q0.correct_index + 1) % len(q0.choices)
+    clock.advance(2)
+    await live.lock_in(session.id, G, 0, 3, "u3", right)
+    await live.lock_in(session.id, G, 0, 1, "u1", wrong)
+    clock.advance(2)
+    await live.lock_in(session.id, G, 0, 1, "u1", right)  # changed: the last one counts
+    assert not rec.reveals
+    await live.lock_in(session.id, G, 0, 2, "u2", wrong)
+    await _steps(live, session.id, 2)  # all answered: revealed early, then recorded
+    reveal = rec.reveals[-1]
+    assert reveal.counts == {right: 2, wrong: 1}
+    verdicts = {v.user_id: (v.correct, v.place) for v in reveal.verdicts}
+    assert verdicts[1][0] and verdicts[3][0] and not verdicts[2][0]
+    assert [r.user_id for r in reveal.standings][:2] == [3, 1]  # 3 answered faster
+    late, *_ = await live.lock_in(session.id, G, 0, 2, "u2", right)
+    assert late == "late"
+    # Real answers: u1's point is in the server's leaderboard.
+    stats = await live.quiz.storage.standings.member_stats(G, 1)
+    assert stats is not None and stats.score.points == 1
+    # Question 1: the host reveals now; question 2: skipped; then the podium.
+    clock.advance(5)
+    await _steps(live, session.id)
+    await live.lock_in(session.id, G, 1, 2, "u2", 0)
+    await live.host_action(session.id, G, "reveal")
+    await _steps(live, session.id, 2)
+    assert len(rec.reveals) == 2
+    clock.advance(5)
+    await _steps(live, session.id)
+    await live.host_action(session.id, G, "skip")
+    await _steps(live, session.id)
+    assert rec.reveals[-1].live.skipped
+    clock.advance(5)
+    await _steps(live, session.id, 2)
+    final = rec.finals[-1]
+    assert final.session.status == "ended"
+    assert final.most_missed is not None
+    assert set(final.per_player) == {1, 2, 3}
+    with pytest.raises(QuizError):
+        await live.host_action(session.id, G, "pause")
+
+
+async def test_restart_keeps_choices_and_reveals_a_passed_deadline(
+    setup: tuple[LiveService, Recorder, Clock, Path],
+) -> None:
+    live, rec, clock, path = setup
+    session = await _session(live)
+    await live.host_action(session.id, G, "start")
+    await _steps(live, session.id)
+    await live.lock_in(session.id, G, 0, 1, "u1", 1)
+    await live.join(session.id, G, 2, "u2")
+    # The bot stops; the deadline passes while it is down; a new process starts.
+    clock.advance(60)
+    second, rec2, storage2 = await _service(path, clock)
+    try:
+        await _steps(second, session.id, 2)
+        assert rec2.reveals and rec2.reveals[0].counts == {1: 1}
+        assert {v.user_id: v.choice_index for v in rec2.reveals[0].verdicts} == {1: 1, 2: None}
+    finally:
+        await storage2.close()
+
+
+async def test_forged_positions_and_other_servers(
+    setup: tuple[LiveService, Recorder, Clock, Path],
+) -> None:
+    live, *_ = setup
+    session = await _session(live)
+    with pytest.raises(QuizError) as err:
+        await live.lock_in(session.id, 999, 0, 1, "u1", 0)
+    assert err.value.key == "live_unknown"
+    with pytest.raises(QuizError) as err:
+        await live.lock_in(session.id, G, 7, 1, "u1", 0)
+    assert err.value.key == "bad_choice"
+    outcome, *_ = await live.lock_in(session.id, G, 0, 1, "u1", 0)
+    assert outcome == "late"  # the lobby: no question open yet

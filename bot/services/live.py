@@ -83,6 +83,10 @@ class Final:
     most_missed: tuple[LiveQuestion, Question] | None
     #: user -> [(position, choice or None, right)] for the private summaries.
     per_player: dict[int, list[tuple[int, int | None, bool]]]
+    #: Every player's name, and each question with its final answers (the report).
+    names: dict[int, str]
+    scored: list[tuple[LiveQuestion, Question, LiveChoice, Answer]]
+    questions: list[tuple[LiveQuestion, Question]]
 
 
 class Announcer(Protocol):
@@ -174,9 +178,16 @@ class LiveService:
         )
 
     async def lock_in(
-        self, session_id: int, guild_id: int | None, position: int, user_id: int, name: str,
+        self,
+        session_id: int,
+        guild_id: int | None,
+        position: int,
+        user_id: int,
+        name: str,
         choice_index: int,
-    ) -> tuple[LockIn, LiveSession, Question]:  # fmt: skip
+        *,
+        nudge: bool = True,
+    ) -> tuple[LockIn, LiveSession, Question]:
         """Save the member's choice (the last one counts); 'late' after the reveal."""
         session = await self.session_of(session_id, guild_id)
         questions = await self.store.questions(session_id)
@@ -189,8 +200,10 @@ class LiveService:
             session_id, position, user_id=user_id, name=name, choice_index=choice_index,
             now_ms=self.quiz.now_ms(),
         )  # fmt: skip
-        if outcome == "locked":
-            self.nudge(session_id)  # every player may have answered now
+        if outcome == "locked" and nudge:
+            # Every player may have answered now. The glue nudges after its reply
+            # instead, so that the reveal can edit that reply into the verdict.
+            self.nudge(session_id)
         return outcome, session, question
 
     async def host_action(self, session_id: int, guild_id: int | None, action: str) -> LiveSession:
@@ -435,4 +448,9 @@ class LiveService:
         if worst is not None:
             live = (await self.store.questions(session.id))[worst]
             missed = (live, self.question(live))
-        return Final(session, table, missed, per_player)
+        asked = [
+            (live, self.question(live))
+            for live in await self.store.questions(session.id)
+            if live.revealed_at is not None and not live.skipped
+        ]
+        return Final(session, table, missed, per_player, players, scored, asked)

@@ -177,3 +177,63 @@ async def test_forged_positions_and_other_servers(
     assert err.value.key == "bad_choice"
     outcome, *_ = await live.lock_in(session.id, G, 0, 1, "u1", 0)
     assert outcome == "late"  # the lobby: no question open yet
+
+
+async def test_lobby_starts_by_itself_after_60_seconds(
+    setup: tuple[LiveService, Recorder, Clock, Path],
+) -> None:
+    live, rec, clock, _ = setup
+    session = await _session(live)
+    clock.advance(60)
+    await _steps(live, session.id, 2)  # the lobby's time is up: started, question 1 opens
+    assert rec.questions == [0]
+    got = await live.store.get(session.id)
+    assert got is not None and (got.status, got.position) == ("running", 0)
+
+
+async def test_only_the_owner_of_the_servers_shard_runs_its_timers(
+    setup: tuple[LiveService, Recorder, Clock, Path],
+) -> None:
+    live, *_ = setup
+    session = await _session(live)
+    live.owns = lambda guild_id: guild_id != G
+    live.launch(session)
+    assert await live.resume_all() == 1 and live.tasks == {}
+    live.owns = lambda guild_id: True
+    live.launch(session)
+    assert set(live.tasks) == {session.id}
+    await live.stop()
+    assert live.tasks == {}
+
+
+async def test_two_processes_on_postgresql_reveal_a_question_once(pg_url: str) -> None:
+    """Two services (two processes' worth) over one PostgreSQL database step the same
+    session at the same moment: exactly one reveals and records each question."""
+    from bot.storage.pg.storage import PgStorage
+
+    clock = Clock()
+    first, second = await PgStorage.open(pg_url), await PgStorage.open(pg_url)
+    try:
+        services = []
+        for storage in (first, second):
+            service = LiveService(QuizService(make_bank(), storage, clock, random.Random(4)))
+            service.announcer = Recorder()
+            services.append(service)
+        a, b = services
+        session = await _session(a)
+        await a.join(session.id, G, 1, "u1")
+        await a.host_action(session.id, G, "start")
+        await _steps(a, session.id)
+        await a.lock_in(session.id, G, 0, 1, "u1", 1)
+        for service in services:
+            service._nudges.setdefault(session.id, asyncio.Event())
+        for _ in range(2):
+            await asyncio.gather(a.step(session.id), b.step(session.id))
+        reveals = [len(s.announcer.reveals) for s in services]  # type: ignore[attr-defined]
+        assert sorted(reveals) == [0, 1]
+        assert await first.standings.member_stats(G, 1) is not None
+        counted = await first.db.fetch("SELECT COUNT(*) FROM answers")
+        assert counted[0][0] == 1
+    finally:
+        await first.close()
+        await second.close()

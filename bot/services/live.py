@@ -25,27 +25,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from bot.quiz.live import (
     LOBBY_MS,
     NEXT_PAUSE_MS,
-    Answer,
     LiveSettings,
     Standing,
     auto_seconds,
     final_choices,
-    most_missed,
     pick_questions,
-    points_for,
     reveal_reason,
-    standings,
 )
 from bot.quiz.live import Click as LiveClick
-from bot.quiz.live_state import LiveChoice, LiveQuestion, LiveSession, LockIn
+from bot.quiz.live_state import LiveQuestion, LiveSession, LockIn
 from bot.quiz.model import Question
 from bot.quiz.picking import shuffled_order
+from bot.services import live_results as results
+from bot.services.live_results import Final, Reveal, Verdict
 from bot.services.quiz import QuizError, QuizService
 from bot.storage.errors import WriteFailed
 
@@ -53,40 +50,6 @@ log = logging.getLogger(__name__)
 
 #: A server's share right per question (item statistics), for `group-weakest`.
 Facility = Callable[[int], Awaitable[dict[str, float]]]
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    user_id: int
-    choice_index: int | None
-    correct: bool
-    points: int
-    place: int
-
-
-@dataclass(frozen=True, slots=True)
-class Reveal:
-    session: LiveSession
-    live: LiveQuestion
-    question: Question
-    #: Picks per choice index (file order), final choices only.
-    counts: dict[int, int]
-    verdicts: list[Verdict]
-    standings: list[Standing]
-
-
-@dataclass(frozen=True, slots=True)
-class Final:
-    session: LiveSession
-    standings: list[Standing]
-    #: The question the room missed most, or None.
-    most_missed: tuple[LiveQuestion, Question] | None
-    #: user -> [(position, choice or None, right)] for the private summaries.
-    per_player: dict[int, list[tuple[int, int | None, bool]]]
-    #: Every player's name, and each question with its final answers (the report).
-    names: dict[int, str]
-    scored: list[tuple[LiveQuestion, Question, LiveChoice, Answer]]
-    questions: list[tuple[LiveQuestion, Question]]
 
 
 class Announcer(Protocol):
@@ -112,6 +75,8 @@ class LiveService:
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self._nudges: dict[int, asyncio.Event] = {}
         self._host_reveal: set[int] = set()
+        #: Sessions this process ended (its write did), which it announces the end of.
+        self._ended: set[int] = set()
         #: Whether this process runs a server's timers (its shards; all on SQLite).
         self.owns: Callable[[int], bool] = lambda guild_id: True
 
@@ -215,6 +180,8 @@ class LiveService:
             done = await self.store.start(session_id)
         elif action == "cancel" or action == "end":
             done = await self.store.end(session_id, now_ms=now, reason=action)
+            if done:
+                self._ended.add(session_id)
         elif action == "pause":
             done = await self.store.pause(session_id, now_ms=now)
         elif action == "resume":
@@ -294,7 +261,9 @@ class LiveService:
         """One step of the session (or one wait); False once it has ended."""
         session = await self.store.get(session_id)
         if session is None or session.status == "ended":
-            if session is not None and self.announcer is not None:
+            # The podium once: by the process whose write ended the session.
+            if session is not None and session_id in self._ended and self.announcer is not None:
+                self._ended.discard(session_id)
                 await self.announcer.finished(await self.final(session))
             return False
         now = self.quiz.now_ms()
@@ -316,7 +285,8 @@ class LiveService:
                 return True
             nxt = session.position + 1
             if nxt >= len(questions):
-                await self.store.end(session_id, now_ms=now, reason="done")
+                if await self.store.end(session_id, now_ms=now, reason="done"):
+                    self._ended.add(session_id)
                 return True
             deadline = now + questions[nxt].seconds * 1000
             if await self.store.open_question(session_id, nxt, now_ms=now, deadline_at=deadline):
@@ -379,10 +349,12 @@ class LiveService:
                 raise (
                     failed[0] if isinstance(failed[0], WriteFailed) else WriteFailed(str(failed[0]))
                 )
-        await self.store.recorded(
+        # Recording is idempotent (one answer per member per post); marking it is not,
+        # and only the process whose mark took announces the reveal.
+        marked = await self.store.recorded(
             session.id, current.position, current.post_id, now_ms=self.quiz.now_ms()
         )
-        if self.announcer is None:
+        if not marked or self.announcer is None:
             return
         table = await self.standings(session)
         places = {row.user_id: row for row in table}
@@ -403,54 +375,8 @@ class LiveService:
         done = [q for q in await self.store.questions(session.id) if q.position == current.position]
         await self.announcer.reveal(Reveal(fresh, done[0], question, counts, verdicts, table))
 
-    async def answers(
-        self, session: LiveSession
-    ) -> list[tuple[LiveQuestion, Question, LiveChoice, Answer]]:
-        """Every final answer of the session's revealed questions, scored."""
-        out = []
-        questions = await self.store.questions(session.id)
-        choices = await self.store.choices(session.id)
-        for live in questions:
-            if live.revealed_at is None or live.skipped or live.opened_at is None:
-                continue
-            question = self.question(live)
-            for c in choices:
-                if c.position != live.position or c.locked_at > live.revealed_at:
-                    continue
-                right = c.choice_index == question.correct_index
-                elapsed = c.locked_at - live.opened_at
-                points = points_for(
-                    session.scoring, correct=right, elapsed_ms=elapsed, limit_ms=live.seconds * 1000
-                )
-                out.append(
-                    (live, question, c, Answer(c.user_id, live.position, right, elapsed, points))
-                )
-        return out
-
     async def standings(self, session: LiveSession) -> list[Standing]:
-        players = await self.store.players(session.id)
-        return standings(players, [a for *_, a in await self.answers(session)])
+        return await results.standings_of(self.store, session, self.question)
 
     async def final(self, session: LiveSession) -> Final:
-        scored = await self.answers(session)
-        players = await self.store.players(session.id)
-        table = standings(players, [a for *_, a in scored])
-        tallies: dict[int, list[int]] = {}
-        per_player: dict[int, list[tuple[int, int | None, bool]]] = {u: [] for u in players}
-        for live, _question, choice, answer in scored:
-            right, total = tallies.setdefault(live.position, [0, 0])
-            tallies[live.position] = [right + int(answer.correct), total + 1]
-            per_player.setdefault(choice.user_id, []).append(
-                (live.position, choice.choice_index, answer.correct)
-            )
-        worst = most_missed([(p, r, n) for p, (r, n) in sorted(tallies.items())])
-        missed = None
-        if worst is not None:
-            live = (await self.store.questions(session.id))[worst]
-            missed = (live, self.question(live))
-        asked = [
-            (live, self.question(live))
-            for live in await self.store.questions(session.id)
-            if live.revealed_at is not None and not live.skipped
-        ]
-        return Final(session, table, missed, per_player, players, scored, asked)
+        return await results.final_of(self.store, session, self.question)

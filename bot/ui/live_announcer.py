@@ -80,11 +80,14 @@ class DiscordAnnouncer:
     async def question(self, session: LiveSession, live: LiveQuestion, question: Question) -> None:
         lang = lang_of(session)
         channel = self._channel(session)
-        try:
-            if live.position == 0 and session.lobby_message_id is not None:
+        if live.position == 0 and session.lobby_message_id is not None:
+            try:  # the lobby's buttons go; a lobby deleted meanwhile changes nothing
                 await channel.get_partial_message(session.lobby_message_id).edit(
                     view=lobby_view(session.id, lang, disabled=True)
                 )
+            except discord.HTTPException as exc:
+                log.info("live session %s: lobby not edited: %s", session.id, exc.status)
+        try:
             message = await channel.send(
                 embed=live_question_embed(session, live, question),
                 view=question_view(session.id, live.position, live.order, lang),

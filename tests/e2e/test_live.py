@@ -7,6 +7,7 @@ request body is checked against Discord's OpenAPI description by the loopback.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import sqlite3
@@ -292,3 +293,44 @@ async def test_two_sessions_in_two_channels_and_forged_buttons(quiz: QuizHarness
             )
         assert lobby["id"] == str(lobby_1)
         assert rows(quiz, "SELECT COUNT(*) FROM live_choices") == [(0,)]
+
+
+async def test_turkish_player_and_a_channel_the_bot_cannot_post_in(quiz: QuizHarness) -> None:
+    """A Turkish member reads their private replies in Turkish in an English server; a
+    channel where the bot may no longer post ends the session cleanly (no traceback)."""
+    alice, bob = quiz.member(ALICE, "alice"), quiz.member(BOB, "bob")
+    async with quiz.bot() as bot:
+        sid, lobby_id = await open_lobby(quiz, alice)
+        lobby = quiz.loopback.messages[lobby_id]
+        request = await quiz.click(lobby_id, f"tpq:lh:{sid}:join", bob, locale="tr")
+        assert callback_message(request)["content"] == "Katıldın."
+        since = len(quiz.loopback.requests)
+        await click(quiz, lobby, f"tpq:lh:{sid}:start", alice)
+        q1 = await next_question(quiz, since)
+        right, _ = key_of(quiz, bot, q1)
+        request = await quiz.click(int(q1["id"]), right, bob, locale="tr")
+        assert callback_message(request)["content"].startswith("Kilitlendi: ")
+        since = len(quiz.loopback.requests)
+        await click(quiz, q1, right, alice)  # all answered
+        verdict = await quiz.loopback.wait_for(
+            lambda r: r.method == "PATCH" and r.route == ORIGINAL_ROUTE
+            and r.params["webhook_token"] == request.params["interaction_token"],
+            since=since,
+        )  # fmt: skip
+        assert verdict.body["embeds"][0]["title"].startswith("Doğru!")
+        # The next question cannot be posted (permissions taken away): the session ends.
+        quiz.loopback.fail_next(
+            "POST", CHANNEL_MESSAGES_ROUTE, 403, {"code": 50013, "message": "Missing Permissions"}
+        )
+        quiz.clock.advance(seconds=5)
+        bot.live.nudge(sid)
+        await quiz.loopback.wait_for(
+            lambda r: r.method == "POST" and r.route == CHANNEL_MESSAGES_ROUTE and r.status == 403,
+            since=since,
+        )
+        task = bot.live.tasks.get(sid)
+        if task is not None:  # the session's task ends with the session
+            await asyncio.wait_for(asyncio.shield(task), 5)
+        assert rows(quiz, "SELECT status, end_reason FROM live_sessions") == [
+            ("ended", "channel_gone")
+        ]

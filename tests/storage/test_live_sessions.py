@@ -90,7 +90,8 @@ async def test_lock_in_only_while_open_last_choice_counts_one_reveal(backend: Ba
     got = await live.get(session.id)
     assert (got.position, got.deadline_at) == (0, 19_000)
     post_id = (await live.questions(session.id))[0].post_id
-    await live.recorded(session.id, 0, post_id, now_ms=15_000)
+    assert await live.recorded(session.id, 0, post_id, now_ms=15_000)
+    assert not await live.recorded(session.id, 0, post_id, now_ms=15_001)  # once
     first = (await live.questions(session.id))[0]
     assert (first.revealed_at, first.recorded_at, first.skipped) == (14_000, 15_000, False)
     assert await backend.scalar("SELECT closed_at FROM posts WHERE id = ?", (post_id,)) == 15_000

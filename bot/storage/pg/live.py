@@ -164,11 +164,13 @@ class PgLiveStore:
                 await conn.execute(_N["SESSION_NEXT_AT"], next_at, session_id)
             return claimed == 1
 
-    async def recorded(self, session_id: int, position: int, post_id: int, *, now_ms: int) -> None:
-        """The question's answers are recorded: mark it and close its post."""
+    async def recorded(self, session_id: int, position: int, post_id: int, *, now_ms: int) -> bool:
+        """The question's answers are recorded: mark it and close its post; True for the
+        one caller whose mark took."""
         async with self.db.transaction() as conn:
-            await conn.execute(_N["RECORDED"], now_ms, session_id, position)
+            marked = _count(await conn.execute(_N["RECORDED"], now_ms, session_id, position))
             await conn.execute(_N["CLOSE_POST"], now_ms, post_id)
+            return marked == 1
 
     async def pause(self, session_id: int, *, now_ms: int) -> bool:
         return await self._write("PAUSE", now_ms, now_ms, session_id) == 1

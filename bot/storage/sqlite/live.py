@@ -178,14 +178,16 @@ class LiveStore:
 
         return await self.db.run_transaction(work)
 
-    async def recorded(self, session_id: int, position: int, post_id: int, *, now_ms: int) -> None:
-        """The question's answers are recorded: mark it and close its post."""
+    async def recorded(self, session_id: int, position: int, post_id: int, *, now_ms: int) -> bool:
+        """The question's answers are recorded: mark it and close its post; True for the
+        one caller whose mark took."""
 
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute(q.RECORDED, (now_ms, session_id, position))
+        def work(conn: sqlite3.Connection) -> bool:
+            marked = conn.execute(q.RECORDED, (now_ms, session_id, position)).rowcount == 1
             conn.execute(q.CLOSE_POST, (now_ms, post_id))
+            return marked
 
-        await self.db.run_transaction(work)
+        return await self.db.run_transaction(work)
 
     async def pause(self, session_id: int, *, now_ms: int) -> bool:
         return await self._write(q.PAUSE, (now_ms, now_ms, session_id)) == 1

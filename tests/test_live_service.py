@@ -237,3 +237,21 @@ async def test_two_processes_on_postgresql_reveal_a_question_once(pg_url: str) -
     finally:
         await first.close()
         await second.close()
+
+
+async def test_joining_by_answering_does_not_reveal_for_everyone(
+    setup: tuple[LiveService, Recorder, Clock, Path],
+) -> None:
+    """Nobody pressed Join: the first click must not reveal question 1 at once."""
+    live, rec, clock, _ = setup
+    session = await _session(live)
+    await live.host_action(session.id, G, "start")
+    await _steps(live, session.id)
+    clock.advance(1)
+    await live.lock_in(session.id, G, 0, 1, "u1", 0)
+    live.nudge(session.id)
+    await asyncio.wait_for(live.step(session.id), 1)  # the nudge wakes it; no reveal
+    assert not rec.reveals
+    clock.advance(20)
+    await _steps(live, session.id, 2)  # the deadline
+    assert len(rec.reveals) == 1

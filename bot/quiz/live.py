@@ -145,8 +145,10 @@ def reveal_reason(
     answered: Iterable[int],
     host_pressed: bool = False,
 ) -> RevealReason | None:
-    """Why the question is revealed now, or None while it stays open. Every joined
-    player answered counts only with at least one player (an empty room waits)."""
+    """Why the question is revealed now, or None while it stays open. `players` are
+    those who had joined when the question opened (one joining by answering it would
+    otherwise reveal it at their first click); every one of them answered counts only
+    with at least one (an empty room waits for the deadline or the host)."""
     if host_pressed:
         return "host"
     if now_ms >= deadline_ms:

@@ -296,7 +296,9 @@ class LiveService:
                     await self.announcer.question(fresh, opened, self.question(opened))
             return True
         if current.revealed_at is None:
-            players = await self.store.players(session_id)
+            # Only those who had joined when the question opened: a member who joins by
+            # answering it must not end it for everyone at once (the first click would).
+            players = await self.store.joined_by(session_id, current.opened_at or now)
             answered = {
                 c.user_id
                 for c in await self.store.choices(session_id)

@@ -425,6 +425,10 @@ class LiveContract(Protocol):
 
     async def players(self, session_id: int) -> dict[int, str]: ...
 
+    async def joined_by(self, session_id: int, at_ms: int) -> set[int]:
+        """The players who had joined by `at_ms` (a question's opening)."""
+        ...
+
     async def lock_in(
         self,
         session_id: int,

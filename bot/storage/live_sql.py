@@ -29,6 +29,7 @@ __all__ = [
     "INSERT_QUESTION",
     "INSERT_SESSION",
     "JOIN",
+    "JOINED_BY",
     "LOCK_READ",
     "OPEN_QUESTION",
     "OPEN_SESSIONS",
@@ -89,6 +90,10 @@ JOIN = (
     " ON CONFLICT (session_id, user_id) DO NOTHING"
 )
 PLAYERS = "SELECT user_id, name FROM live_players WHERE session_id = ? ORDER BY joined_at, user_id"
+#: The players who had joined by `?` (a question's opening): the early reveal waits for them.
+JOINED_BY = (
+    "SELECT user_id FROM live_players WHERE session_id = ? AND joined_at <= ? ORDER BY user_id"
+)
 #: The lock-in's check: the session's status and the question's times ({lock}: FOR SHARE).
 LOCK_READ = (
     "SELECT s.status, q.opened_at, q.revealed_at, s.guild_id"

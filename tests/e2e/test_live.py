@@ -308,10 +308,10 @@ async def test_turkish_player_and_a_channel_the_bot_cannot_post_in(quiz: QuizHar
         await click(quiz, lobby, f"tpq:lh:{sid}:start", alice)
         q1 = await next_question(quiz, since)
         right, _ = key_of(quiz, bot, q1)
-        request = await quiz.click(int(q1["id"]), right, bob, locale="tr")
-        assert callback_message(request)["content"].startswith("Kilitlendi: ")
+        await click(quiz, q1, right, alice)  # joins by answering: not waited for on q1
         since = len(quiz.loopback.requests)
-        await click(quiz, q1, right, alice)  # all answered
+        request = await quiz.click(int(q1["id"]), right, bob, locale="tr")  # all answered
+        assert callback_message(request)["content"].startswith("Kilitlendi: ")
         verdict = await quiz.loopback.wait_for(
             lambda r: r.method == "PATCH" and r.route == ORIGINAL_ROUTE
             and r.params["webhook_token"] == request.params["interaction_token"],

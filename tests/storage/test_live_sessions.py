@@ -189,3 +189,14 @@ async def test_members_data_rules(backend: Backend) -> None:
     assert gone["live_sessions"] == 1 and gone["live_questions"] == 3
     assert await live.get(session.id) is None
     assert isinstance(backend.privacy, PrivacyStore | PgPrivacyStore)
+
+
+async def test_joined_by_a_questions_opening(backend: Backend) -> None:
+    live = backend.live
+    session = await _create(live)
+    await live.join(session.id, user_id=5, name="a", now_ms=100)
+    await live.start(session.id)
+    await live.open_question(session.id, 0, now_ms=200, deadline_at=20_000)
+    await live.lock_in(session.id, 0, user_id=6, name="b", choice_index=0, now_ms=300)
+    assert await live.joined_by(session.id, 200) == {5}
+    assert await live.joined_by(session.id, 300) == {5, 6}

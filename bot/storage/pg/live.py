@@ -107,6 +107,9 @@ class PgLiveStore:
         rows = await self.db.fetch(_N["PLAYERS"], session_id)
         return {int(r[0]): str(r[1]) for r in rows}
 
+    async def joined_by(self, session_id: int, at_ms: int) -> set[int]:
+        return {int(r[0]) for r in await self.db.fetch(_N["JOINED_BY"], session_id, at_ms)}
+
     async def lock_in(
         self,
         session_id: int,

@@ -112,6 +112,12 @@ class LiveStore:
         )
         return {int(u): str(n) for u, n in rows}
 
+    async def joined_by(self, session_id: int, at_ms: int) -> set[int]:
+        rows = await self.db.run_read(
+            lambda conn: conn.execute(q.JOINED_BY, (session_id, at_ms)).fetchall()
+        )
+        return {int(r[0]) for r in rows}
+
     async def lock_in(
         self,
         session_id: int,

@@ -75,6 +75,8 @@ class LiveService:
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self._nudges: dict[int, asyncio.Event] = {}
         self._host_reveal: set[int] = set()
+        #: session -> (its server, its questions): what never changes (`plan`).
+        self._plans: dict[int, tuple[int, list[tuple[LiveQuestion, Question]]]] = {}
         #: Sessions this process ended (its write did), which it announces the end of.
         self._ended: set[int] = set()
         #: Whether this process runs a server's timers (its shards; all on SQLite).
@@ -128,6 +130,23 @@ class LiveService:
 
     # -- members' clicks ----------------------------------------------------------------
 
+    async def plan(
+        self, session_id: int, guild_id: int | None
+    ) -> list[tuple[LiveQuestion, Question]]:
+        """The session's questions as first read, with their questions (a template with
+        the stored numbers): what a lock-in needs of them never changes, so it is kept in
+        memory and a lock-in costs one trip to the database, not three. Their times
+        (opened, revealed) are as first read: not for decisions."""
+        found = self._plans.get(session_id)
+        if found is None or found[0] != guild_id:
+            session = await self.session_of(session_id, guild_id)
+            lives = await self.store.questions(session_id)
+            found = (session.guild_id, [(live, self.question(live)) for live in lives])
+            if len(self._plans) >= 10_000:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[session_id] = found
+        return found[1]
+
     async def session_of(self, session_id: int, guild_id: int | None) -> LiveSession:
         session = await self.store.get(session_id)
         if session is None or session.guild_id != guild_id:
@@ -152,13 +171,12 @@ class LiveService:
         choice_index: int,
         *,
         nudge: bool = True,
-    ) -> tuple[LockIn, LiveSession, Question]:
+    ) -> tuple[LockIn, LiveQuestion, Question]:
         """Save the member's choice (the last one counts); 'late' after the reveal."""
-        session = await self.session_of(session_id, guild_id)
-        questions = await self.store.questions(session_id)
-        if not 0 <= position < len(questions):
+        plan = await self.plan(session_id, guild_id)
+        if not 0 <= position < len(plan):
             raise QuizError("bad_choice")
-        question = self.question(questions[position])
+        live, question = plan[position]
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
         outcome = await self.store.lock_in(
@@ -169,7 +187,7 @@ class LiveService:
             # Every player may have answered now. The glue nudges after its reply
             # instead, so that the reveal can edit that reply into the verdict.
             self.nudge(session_id)
-        return outcome, session, question
+        return outcome, live, question
 
     async def host_action(self, session_id: int, guild_id: int | None, action: str) -> LiveSession:
         """Start, reveal now, pause, resume, skip or end; the caller checked the host."""
@@ -220,6 +238,7 @@ class LiveService:
             self.tasks.pop(session.id, None)
             self._nudges.pop(session.id, None)
             self._host_reveal.discard(session.id)
+            self._plans.pop(session.id, None)
             if not finished.cancelled() and finished.exception() is not None:
                 log.error("live session %s stopped", session.id, exc_info=finished.exception())
 
@@ -298,12 +317,9 @@ class LiveService:
         if current.revealed_at is None:
             # Only those who had joined when the question opened: a member who joins by
             # answering it must not end it for everyone at once (the first click would).
-            players = await self.store.joined_by(session_id, current.opened_at or now)
-            answered = {
-                c.user_id
-                for c in await self.store.choices(session_id)
-                if c.position == current.position
-            }
+            players, answered = await self.store.roll_call(
+                session_id, current.position, current.opened_at or now
+            )
             reason = reveal_reason(
                 now_ms=now, deadline_ms=session.deadline_at or now, players=players,
                 answered=answered, host_pressed=session_id in self._host_reveal,

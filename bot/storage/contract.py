@@ -429,6 +429,13 @@ class LiveContract(Protocol):
         """The players who had joined by `at_ms` (a question's opening)."""
         ...
 
+    async def roll_call(
+        self, session_id: int, position: int, at_ms: int
+    ) -> tuple[set[int], set[int]]:
+        """The players who had joined by `at_ms`, and those of them with a choice locked
+        in for the question at `position` (the early reveal's check, in one statement)."""
+        ...
+
     async def lock_in(
         self,
         session_id: int,

@@ -38,6 +38,7 @@ __all__ = [
     "QUESTIONS",
     "RECORDED",
     "RESUME",
+    "ROLL_CALL",
     "SESSION_NEXT_AT",
     "SESSION_POSITION",
     "SET_LOBBY",
@@ -93,6 +94,13 @@ PLAYERS = "SELECT user_id, name FROM live_players WHERE session_id = ? ORDER BY 
 #: The players who had joined by `?` (a question's opening): the early reveal waits for them.
 JOINED_BY = (
     "SELECT user_id FROM live_players WHERE session_id = ? AND joined_at <= ? ORDER BY user_id"
+)
+#: Those players, and whether each has a choice locked in for the question: one statement
+#: for the early reveal's check, which every lock-in's nudge may ask.
+ROLL_CALL = (
+    "SELECT p.user_id, c.user_id IS NOT NULL FROM live_players AS p"
+    " LEFT JOIN live_choices AS c ON c.session_id = p.session_id AND c.position = ?"
+    " AND c.user_id = p.user_id WHERE p.session_id = ? AND p.joined_at <= ?"
 )
 #: The lock-in's check: the session's status and the question's times ({lock}: FOR SHARE).
 LOCK_READ = (

@@ -200,3 +200,16 @@ async def test_joined_by_a_questions_opening(backend: Backend) -> None:
     await live.lock_in(session.id, 0, user_id=6, name="b", choice_index=0, now_ms=300)
     assert await live.joined_by(session.id, 200) == {5}
     assert await live.joined_by(session.id, 300) == {5, 6}
+
+
+async def test_roll_call(backend: Backend) -> None:
+    live = backend.live
+    session = await _create(live)
+    for user in (5, 6):
+        await live.join(session.id, user_id=user, name="x", now_ms=100)
+    await live.start(session.id)
+    await live.open_question(session.id, 0, now_ms=200, deadline_at=20_000)
+    await live.lock_in(session.id, 0, user_id=6, name="b", choice_index=0, now_ms=300)
+    await live.lock_in(session.id, 0, user_id=7, name="c", choice_index=0, now_ms=300)
+    assert await live.roll_call(session.id, 0, 200) == ({5, 6}, {6})
+    assert await live.roll_call(session.id, 1, 200) == ({5, 6}, set())

@@ -110,6 +110,12 @@ class PgLiveStore:
     async def joined_by(self, session_id: int, at_ms: int) -> set[int]:
         return {int(r[0]) for r in await self.db.fetch(_N["JOINED_BY"], session_id, at_ms)}
 
+    async def roll_call(
+        self, session_id: int, position: int, at_ms: int
+    ) -> tuple[set[int], set[int]]:
+        rows = await self.db.fetch(_N["ROLL_CALL"], position, session_id, at_ms)
+        return {int(r[0]) for r in rows}, {int(r[0]) for r in rows if r[1]}
+
     async def lock_in(
         self,
         session_id: int,

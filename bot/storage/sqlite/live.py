@@ -118,6 +118,14 @@ class LiveStore:
         )
         return {int(r[0]) for r in rows}
 
+    async def roll_call(
+        self, session_id: int, position: int, at_ms: int
+    ) -> tuple[set[int], set[int]]:
+        rows = await self.db.run_read(
+            lambda conn: conn.execute(q.ROLL_CALL, (position, session_id, at_ms)).fetchall()
+        )
+        return {int(u) for u, _ in rows}, {int(u) for u, done in rows if done}
+
     async def lock_in(
         self,
         session_id: int,

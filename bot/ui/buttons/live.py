@@ -151,10 +151,10 @@ async def lock_in(interaction: AnyInteraction, session_id: int, position: int, c
     done = await preamble(interaction, work, ephemeral=True)
     if done is None:
         return
-    outcome, session, _question = done.value
+    outcome, live, _question = done.value
     lang = done.lang
     if outcome == "locked":
-        order = (await bot.live.store.questions(session_id))[position].order
+        order = live.order
         await reply(
             interaction,
             content=t("live_locked", lang, letter=letter_of(order, choice)),

@@ -1,7 +1,8 @@
 """Quiz night at scale (issue 26): one session with many players, and many sessions at once.
 
     .venv/bin/python -m bench.live_session one --players 500
-    .venv/bin/python -m bench.live_session many --sessions 200 --players 20 --questions 3
+    .venv/bin/python -m bench.live_session many --sessions 200 --players 20 --questions 10
+    (each takes --quick: a small run, to check it works)
 
 `one`: the real bot (built by `build_bot`, SQLite) against the loopback Discord in this
 process. N members click an answer of the same question within a burst; each click's
@@ -176,6 +177,8 @@ class Lateness:
     def __init__(self, service: LiveService) -> None:
         self.service = service
         self.late: list[float] = []
+        #: question position -> lateness of its reveals (drift would grow with it)
+        self.by_position: dict[int, list[float]] = {}
         self.deadlines: dict[tuple[int, int], int] = {}
 
     async def lobby(self, session: LiveSession) -> None:
@@ -188,7 +191,9 @@ class Lateness:
     async def reveal(self, reveal: Reveal) -> None:
         assert reveal.live.revealed_at is not None
         due = self.deadlines[(reveal.session.id, reveal.live.position)]
-        self.late.append(max(0, reveal.live.revealed_at - due) / 1000)
+        late = max(0, reveal.live.revealed_at - due) / 1000
+        self.late.append(late)
+        self.by_position.setdefault(reveal.live.position, []).append(late)
 
     async def finished(self, final: Final) -> None:
         pass
@@ -258,6 +263,9 @@ async def many_sessions(
         "seconds": seconds,
         "reveals": len(announcer.late),
         "reveal_late_ms": summary_ms(announcer.late),
+        "reveal_late_ms_by_question": {
+            str(p + 1): summary_ms(v) for p, v in sorted(announcer.by_position.items())
+        },
         "memory_kb_per_running_session": per_session / 1024,
         "wall_s": took,
     }
@@ -273,7 +281,13 @@ def main(argv: list[str] | None = None) -> int:
     many.add_argument("--players", type=int, default=20)
     many.add_argument("--questions", type=int, default=3)
     many.add_argument("--seconds", type=int, default=10)
+    for mode in (one, many):
+        mode.add_argument("--quick", action="store_true", help="a small run, to check it works")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.players = 50 if args.mode == "one" else 5
+        if args.mode == "many":
+            args.sessions, args.questions = 10, 3
     os.environ.pop("DISCORD_API_SPEC", None)
     if args.mode == "one":
         figures = asyncio.run(one_session(args.players))
@@ -300,6 +314,13 @@ def main(argv: list[str] | None = None) -> int:
             table(
                 ["reveal lateness ms", "p50", "p95", "p99", "max", "mean"],
                 [["", *figures["reveal_late_ms"].values()]],
+            )
+        )
+        by_question = figures["reveal_late_ms_by_question"]
+        print(
+            table(
+                ["question", "p50", "p95", "p99", "max", "mean"],
+                [[q, *v.values()] for q, v in by_question.items()],
             )
         )
         print(

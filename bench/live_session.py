@@ -188,6 +188,9 @@ class Lateness:
         assert session.deadline_at is not None
         self.deadlines[(session.id, live.position)] = session.deadline_at
 
+    async def timer(self, session: LiveSession, live: Any, question: Any) -> None:
+        pass
+
     async def reveal(self, reveal: Reveal) -> None:
         assert reveal.live.revealed_at is not None
         due = self.deadlines[(reveal.session.id, reveal.live.position)]

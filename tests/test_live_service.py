@@ -41,12 +41,16 @@ class Recorder:
         self.questions: list[int] = []
         self.reveals: list[Reveal] = []
         self.finals: list[Final] = []
+        self.timers: list[str] = []
 
     async def lobby(self, session: LiveSession) -> None:
         pass
 
     async def question(self, session: LiveSession, live: object, question: Question) -> None:
         self.questions.append(session.position)
+
+    async def timer(self, session: LiveSession, live: object, question: Question) -> None:
+        self.timers.append(session.status)
 
     async def reveal(self, reveal: Reveal) -> None:
         self.reveals.append(reveal)
@@ -122,9 +126,21 @@ async def test_a_whole_session(setup: tuple[LiveService, Recorder, Clock, Path])
     # Real answers: u1's point is in the server's leaderboard.
     stats = await live.quiz.storage.standings.member_stats(G, 1)
     assert stats is not None and stats.score.points == 1
-    # Question 1: the host reveals now; question 2: skipped; then the podium.
+    # Between two questions, Reveal now and Skip have nothing to act on.
+    for action in ("reveal", "skip"):
+        with pytest.raises(QuizError) as err:
+            await live.host_action(session.id, G, action)
+        assert err.value.key == "live_not_now"
+    # Question 1: paused and resumed (the countdown re-announced), the host reveals
+    # now; question 2: skipped; then the podium.
     clock.advance(5)
     await _steps(live, session.id)
+    await live.host_action(session.id, G, "pause")
+    clock.advance(100)  # paused: the clock runs, the question's time does not
+    await live.host_action(session.id, G, "resume")
+    assert rec.timers == ["paused", "running"]
+    resumed = await live.store.get(session.id)
+    assert resumed is not None and resumed.deadline_at == live.quiz.now_ms() + 20_000
     await live.lock_in(session.id, G, 1, 2, "u2", 0)
     await live.host_action(session.id, G, "reveal")
     await _steps(live, session.id, 2)
@@ -255,3 +271,29 @@ async def test_joining_by_answering_does_not_reveal_for_everyone(
     clock.advance(20)
     await _steps(live, session.id, 2)  # the deadline
     assert len(rec.reveals) == 1
+
+
+async def test_computed_questions_are_drawn_once_per_session_question(tmp_path: Path) -> None:
+    """A session of computed questions only: each session question has one set of
+    numbers, stored, which every reader (and a restarted service) shows the same."""
+    from bot.bank.template_files import load_templates
+    from bot.quiz.model import Bank
+
+    clock = Clock()
+    templates = load_templates()
+    storage = await Storage.open(tmp_path / "t.sqlite3")
+    try:
+        quiz = QuizService(Bank.of([]), storage, clock, random.Random(9), templates)
+        live = LiveService(quiz)
+        session, _ = await live.create(
+            guild_id=G, channel_id=CH, host_id=HOST, language="tr",
+            settings=LiveSettings("mixed", 5, None, "accuracy"),
+        )  # fmt: skip
+        questions = await live.store.questions(session.id)
+        assert all(q.params for q in questions)
+        texts = [live.question(q).text.en for q in questions]
+        other = LiveService(QuizService(Bank.of([]), storage, clock, random.Random(1), templates))
+        assert [other.question(q).text.en for q in questions] == texts
+        assert all(q.seconds >= 20 for q in questions)  # by length and difficulty
+    finally:
+        await storage.close()

@@ -75,6 +75,10 @@ LIVE_MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "Geç kaldın: bu soru gösterildi, cevabın değişmedi.",
         "en": "Too late: this question was revealed; nothing changed.",
     },
+    "live_paused": {
+        "tr": "⏸ Duraklatıldı: süre, devam edince kaldığı yerden işler.",
+        "en": "⏸ Paused: the time left runs again on Resume.",
+    },
     "live_right_answer": {"tr": "Doğru cevap: {letter}", "en": "Right answer: {letter}"},
     "live_skipped": {"tr": "Bu soru atlandı.", "en": "This question was skipped."},
     "live_top": {"tr": "İlk 5", "en": "Top 5"},

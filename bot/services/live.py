@@ -61,6 +61,10 @@ class Announcer(Protocol):
         self, session: LiveSession, live: LiveQuestion, question: Question
     ) -> None: ...
 
+    async def timer(self, session: LiveSession, live: LiveQuestion, question: Question) -> None:
+        """The open question's countdown changed (paused, or resumed with a new deadline)."""
+        ...
+
     async def reveal(self, reveal: Reveal) -> None: ...
 
     async def finished(self, final: Final) -> None: ...
@@ -204,18 +208,33 @@ class LiveService:
             done = await self.store.pause(session_id, now_ms=now)
         elif action == "resume":
             done = await self.store.resume(session_id, now_ms=now) is not None
-        elif action in ("reveal", "skip"):
-            done = session.status == "running" and session.position >= 0
-            if done:
-                self._host_reveal.add(session_id)
+        elif action in ("reveal", "skip") and session.status == "running":
+            current = await self._current(session)
+            # Only an open question: pressed between two questions, it would otherwise
+            # reveal the next one the moment it opens.
+            if current is not None and current.opened_at and current.revealed_at is None:
                 if action == "skip":
-                    await self.store.claim_reveal(
+                    done = await self.store.claim_reveal(
                         session_id, session.position, now_ms=now, next_at=now, skipped=True
                     )
+                else:
+                    self._host_reveal.add(session_id)
+                    done = True
         if not done:
             raise QuizError("live_not_now")
         self.nudge(session_id)
+        if action in ("pause", "resume") and self.announcer is not None:
+            fresh = await self.store.get(session_id)
+            current = None if fresh is None else await self._current(fresh)
+            if fresh is not None and current is not None and current.revealed_at is None:
+                await self.announcer.timer(fresh, current, self.question(current))
         return session
+
+    async def _current(self, session: LiveSession) -> LiveQuestion | None:
+        """The session's current question as stored now (None in the lobby)."""
+        if session.position < 0:
+            return None
+        return (await self.store.questions(session.id))[session.position]
 
     # -- the session's task ---------------------------------------------------------------
 

@@ -97,6 +97,19 @@ class DiscordAnnouncer:
             return
         await self.live.quiz.attach_message(live.post_id, message.id)
 
+    async def timer(self, session: LiveSession, live: LiveQuestion, question: Question) -> None:
+        """Paused: the countdown gives way to "paused"; resumed: the new deadline's."""
+        if live.message_id is None:
+            return
+        try:
+            await (
+                self._channel(session)
+                .get_partial_message(live.message_id)
+                .edit(embed=live_question_embed(session, live, question))
+            )
+        except discord.HTTPException as exc:
+            log.info("live session %s: countdown not edited: %s", session.id, exc.status)
+
     async def reveal(self, reveal: Reveal) -> None:
         session, live = reveal.session, reveal.live
         lang = lang_of(session)

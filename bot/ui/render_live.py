@@ -54,13 +54,16 @@ def live_question_embed(
     """The question, its lettered choices, its number and a countdown Discord's clients
     run themselves (a relative timestamp: no edit needed)."""
     lang = lang_of(session)
-    deadline = session.deadline_at or 0
+    if session.status == "paused" or session.deadline_at is None:
+        extra = t("live_paused", lang)
+    else:
+        extra = t("live_time_up", lang, relative=f"<t:{-(-session.deadline_at // 1000)}:R>")
     return question_embed(
         question,
         live.order,
         lang,
         title=t("live_question_title", lang, n=live.position + 1, total=session.question_count),
-        extra=t("live_time_up", lang, relative=f"<t:{-(-deadline // 1000)}:R>"),
+        extra=extra,
     )
 
 

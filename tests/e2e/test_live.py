@@ -178,8 +178,15 @@ async def test_a_whole_session_with_three_members(quiz: QuizHarness) -> None:
         assert q2["embeds"][0]["title"] == "Question 2/3"
         no = await click(quiz, q2, host_id(q2, "reveal"), bob)
         assert "Only the host" in no["content"]
-        for action in ("pause", "resume"):
+        for action, shown in (("pause", "Paused"), ("resume", "Time is up <t:")):
+            since = len(quiz.loopback.requests)
             assert (await click(quiz, q2, host_id(q2, action), alice))["content"] == "Done."
+            edit = await quiz.loopback.wait_for(
+                lambda r: r.method == "PATCH" and r.route == CHANNEL_MESSAGE_ROUTE
+                and r.params["message_id"] == q2["id"],
+                since=since,
+            )  # fmt: skip
+            assert shown in edit.body["embeds"][0]["description"]
         right2, _ = key_of(quiz, bot, q2)
         await click(quiz, q2, right2, carol)
         since = len(quiz.loopback.requests)

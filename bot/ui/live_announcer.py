@@ -143,8 +143,14 @@ class DiscordAnnouncer:
 
     async def finished(self, final: Final) -> None:
         session = final.session
+        channel = self._channel(session)
         try:
-            await self._channel(session).send(embed=podium_embed(final))
+            if session.position < 0 and session.lobby_message_id is not None:
+                # Cancelled in the lobby: its buttons go.
+                await channel.get_partial_message(session.lobby_message_id).edit(
+                    view=lobby_view(session.id, lang_of(session), disabled=True)
+                )
+            await channel.send(embed=podium_embed(final))
         except discord.HTTPException as exc:
             log.warning("live session %s: podium not posted: %s", session.id, exc.status)
         latest = {
@@ -158,7 +164,7 @@ class DiscordAnnouncer:
         ]
         await asyncio.gather(*sends)
         host = self.hosts.pop(session.id, None)
-        if host is not None and self.report is not None and final.standings:
+        if host is not None and self.report is not None and final.questions:
             try:
                 await self.report(final, host)
             except discord.HTTPException as exc:

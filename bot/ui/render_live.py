@@ -129,7 +129,7 @@ def verdict_embed(reveal: Reveal, verdict: Verdict, lang: Lang) -> discord.Embed
 def podium_embed(final: Final) -> discord.Embed:
     session = final.session
     lang = lang_of(session)
-    if session.end_reason == "cancel" and not final.standings:
+    if session.end_reason == "cancel" or not final.questions:
         return discord.Embed(
             title=t("live_lobby_title", lang), description=t("live_cancelled", lang)
         )

@@ -341,3 +341,27 @@ async def test_turkish_player_and_a_channel_the_bot_cannot_post_in(quiz: QuizHar
         assert rows(quiz, "SELECT status, end_reason FROM live_sessions") == [
             ("ended", "channel_gone")
         ]
+
+
+async def test_the_host_cancels_in_the_lobby(quiz: QuizHarness) -> None:
+    alice, bob = quiz.member(ALICE, "alice"), quiz.member(BOB, "bob")
+    async with quiz.bot():
+        sid, lobby_id = await open_lobby(quiz, alice)
+        lobby = quiz.loopback.messages[lobby_id]
+        await click(quiz, lobby, f"tpq:lh:{sid}:join", bob)
+        assert "Only the host" in (await click(quiz, lobby, f"tpq:lh:{sid}:cancel", bob))["content"]
+        since = len(quiz.loopback.requests)
+        assert (await click(quiz, lobby, f"tpq:lh:{sid}:cancel", alice))["content"] == "Done."
+        edit = await quiz.loopback.wait_for(
+            lambda r: r.method == "PATCH" and r.route == CHANNEL_MESSAGE_ROUTE
+            and r.params["message_id"] == str(lobby_id),
+            since=since,
+        )  # fmt: skip
+        assert all(b["disabled"] for b in buttons(edit.body))
+        said = await quiz.loopback.wait_for(
+            lambda r: r.method == "POST" and r.route == CHANNEL_MESSAGES_ROUTE, since=since
+        )
+        assert said.body["embeds"][0]["description"] == "The quiz was cancelled."
+        assert rows(quiz, "SELECT status, end_reason FROM live_sessions") == [("ended", "cancel")]
+        # The channel is free again.
+        await open_lobby(quiz, bob)

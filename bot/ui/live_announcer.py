@@ -150,6 +150,16 @@ class DiscordAnnouncer:
                 await channel.get_partial_message(session.lobby_message_id).edit(
                     view=lobby_view(session.id, lang_of(session), disabled=True)
                 )
+            elif session.position >= 0:
+                # Ended during a question: its buttons go (it is not scored).
+                live = (await self.live.store.questions(session.id))[session.position]
+                if live.revealed_at is None and live.message_id is not None:
+                    await channel.get_partial_message(live.message_id).edit(
+                        view=question_view(
+                            session.id, live.position, live.order, lang_of(session),
+                            disabled=True,
+                        )
+                    )  # fmt: skip
             await channel.send(embed=podium_embed(final))
         except discord.HTTPException as exc:
             log.warning("live session %s: podium not posted: %s", session.id, exc.status)

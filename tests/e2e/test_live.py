@@ -365,3 +365,28 @@ async def test_the_host_cancels_in_the_lobby(quiz: QuizHarness) -> None:
         assert rows(quiz, "SELECT status, end_reason FROM live_sessions") == [("ended", "cancel")]
         # The channel is free again.
         await open_lobby(quiz, bob)
+
+
+async def test_the_host_ends_during_a_question(quiz: QuizHarness) -> None:
+    alice, bob = quiz.member(ALICE, "alice"), quiz.member(BOB, "bob")
+    async with quiz.bot() as bot:
+        sid, lobby_id = await open_lobby(quiz, alice)
+        lobby = quiz.loopback.messages[lobby_id]
+        await click(quiz, lobby, f"tpq:lh:{sid}:join", bob)
+        since = len(quiz.loopback.requests)
+        await click(quiz, lobby, f"tpq:lh:{sid}:start", alice)
+        q1 = await next_question(quiz, since)
+        right, _ = key_of(quiz, bot, q1)
+        await click(quiz, q1, right, bob)
+        since = len(quiz.loopback.requests)
+        assert (await click(quiz, q1, host_id(q1, "end"), alice))["content"] == "Done."
+        edit = await quiz.loopback.wait_for(
+            lambda r: r.method == "PATCH" and r.route == CHANNEL_MESSAGE_ROUTE
+            and r.params["message_id"] == q1["id"],
+            since=since,
+        )  # fmt: skip
+        assert all(b["disabled"] for b in buttons(edit.body))
+        assert rows(quiz, "SELECT status, end_reason FROM live_sessions") == [("ended", "end")]
+        assert rows(quiz, "SELECT COUNT(*) FROM answers") == [(0,)]  # the open one is not scored
+        late = await click(quiz, q1, right, bob)
+        assert late["content"] == "This live quiz has ended."

@@ -74,9 +74,13 @@ def report_png(rows: list[tuple[int, float, str | None, int]], lang: Lang) -> by
     numbers = [r[0] for r in rows]
     shares = [100 * r[1] for r in rows]
     ax.bar(numbers, shares, color=[RIGHT_COLOUR if s >= 50 else WRONG_COLOUR for s in shares])
+    wrong = "en çok seçilen yanlış" if lang == "tr" else "most-picked wrong"
     for number, share, letter, n in rows:
-        if letter is not None:
-            ax.annotate(f"{letter} ×{n}", (number, share), ha="center", va="bottom", fontsize=8)
+        if letter is not None:  # above the bar: the wrong choice most picked, and how often
+            ax.annotate(
+                f"{wrong}: {letter} ×{n}", (number, 100 * share), ha="center", va="bottom",
+                fontsize=8, xytext=(0, 3), textcoords="offset points",
+            )  # fmt: skip
     ax.set_ylim(0, 110)
     ax.set_xticks(numbers)
     ax.set_xlabel("soru" if lang == "tr" else "question")

@@ -110,7 +110,7 @@ def build_bot(
 
     bot.live = LiveService(service, facility)
     bot.live.owns = bot.ownership.owns
-    bot.live_announcer = DiscordAnnouncer(bot, bot.live)
+    bot.live_announcer = DiscordAnnouncer(bot, bot.live, bot.poster.pacer)
     bot.live.announcer = bot.live_announcer
     _: QuizBot = bot  # mypy: the bot is what the UI's handlers take it to be (bot/ui/types.py)
     return bot

@@ -26,6 +26,7 @@ from bot.quiz.live_state import LiveQuestion, LiveSession
 from bot.quiz.model import Lang, Question
 from bot.services.live import Final, LiveService, Reveal
 from bot.ui.buttons.live import lobby_view, question_view
+from bot.ui.poster import Pacer
 from bot.ui.render_live import (
     lang_of,
     live_question_embed,
@@ -44,9 +45,15 @@ ReportHook = Callable[[Final, discord.Interaction[Any]], Awaitable[None]]
 
 
 class DiscordAnnouncer:
-    def __init__(self, client: discord.Client, live: LiveService) -> None:
+    def __init__(
+        self, client: discord.Client, live: LiveService, pacer: Pacer | None = None
+    ) -> None:
         self.client = client
         self.live = live
+        #: The daily posts' pacer (bot/ui/poster.py): the channel sends and edits of every
+        #: session share Discord's global budget with the daily posts and reminders.
+        #: Interaction edits (the verdicts) are not counted against it by Discord.
+        self.pacer = pacer
         #: (session, position, user) -> the player's latest "locked in" reply.
         self.replies: dict[Key, tuple[discord.Interaction[Any], Lang]] = {}
         #: (session, user) -> the player's latest reply of the session, for the summary.
@@ -61,6 +68,10 @@ class DiscordAnnouncer:
     ) -> None:  # fmt: skip
         self.replies[(session_id, position, user_id)] = (interaction, lang)
         self.last[(session_id, user_id)] = (interaction, lang)
+
+    async def _paced(self) -> None:
+        if self.pacer is not None:
+            await self.pacer.wait()
 
     def _channel(self, session: LiveSession) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
@@ -82,12 +93,14 @@ class DiscordAnnouncer:
         channel = self._channel(session)
         if live.position == 0 and session.lobby_message_id is not None:
             try:  # the lobby's buttons go; a lobby deleted meanwhile changes nothing
+                await self._paced()
                 await channel.get_partial_message(session.lobby_message_id).edit(
                     view=lobby_view(session.id, lang, disabled=True)
                 )
             except discord.HTTPException as exc:
                 log.info("live session %s: lobby not edited: %s", session.id, exc.status)
         try:
+            await self._paced()
             message = await channel.send(
                 embed=live_question_embed(session, live, question),
                 view=question_view(session.id, live.position, live.order, lang),
@@ -102,6 +115,7 @@ class DiscordAnnouncer:
         if live.message_id is None:
             return
         try:
+            await self._paced()
             await (
                 self._channel(session)
                 .get_partial_message(live.message_id)
@@ -116,10 +130,12 @@ class DiscordAnnouncer:
         channel = self._channel(session)
         try:
             if live.message_id is not None:
+                await self._paced()
                 await channel.get_partial_message(live.message_id).edit(
                     embed=reveal_embed(reveal),
                     view=question_view(session.id, live.position, live.order, lang, disabled=True),
                 )
+            await self._paced()
             await channel.send(embed=top_embed(session, reveal.standings))
         except discord.HTTPException as exc:
             await self._gone(session, exc)
@@ -147,6 +163,7 @@ class DiscordAnnouncer:
         try:
             if session.position < 0 and session.lobby_message_id is not None:
                 # Cancelled in the lobby: its buttons go.
+                await self._paced()
                 await channel.get_partial_message(session.lobby_message_id).edit(
                     view=lobby_view(session.id, lang_of(session), disabled=True)
                 )
@@ -154,12 +171,14 @@ class DiscordAnnouncer:
                 # Ended during a question: its buttons go (it is not scored).
                 live = (await self.live.store.questions(session.id))[session.position]
                 if live.revealed_at is None and live.message_id is not None:
+                    await self._paced()
                     await channel.get_partial_message(live.message_id).edit(
                         view=question_view(
                             session.id, live.position, live.order, lang_of(session),
                             disabled=True,
                         )
                     )  # fmt: skip
+            await self._paced()
             await channel.send(embed=podium_embed(final))
         except discord.HTTPException as exc:
             log.warning("live session %s: podium not posted: %s", session.id, exc.status)

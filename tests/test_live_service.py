@@ -297,3 +297,23 @@ async def test_computed_questions_are_drawn_once_per_session_question(tmp_path: 
         assert all(q.seconds >= 20 for q in questions)  # by length and difficulty
     finally:
         await storage.close()
+
+
+async def test_forget_me_recounts_a_running_sessions_standings(
+    setup: tuple[LiveService, Recorder, Clock, Path],
+) -> None:
+    live, rec, clock, _ = setup
+    session = await _session(live)
+    for user in (1, 2):
+        await live.join(session.id, G, user, f"u{user}")
+    await live.host_action(session.id, G, "start")
+    await _steps(live, session.id)
+    question = live.question((await live.store.questions(session.id))[0])
+    clock.advance(1)
+    for user in (1, 2):
+        await live.lock_in(session.id, G, 0, user, f"u{user}", question.correct_index)
+    await _steps(live, session.id, 2)
+    assert [r.user_id for r in await live.standings(session)] == [1, 2]
+    deleted = await live.quiz.storage.privacy.forget_member(G, 1)
+    assert deleted["live_choices"] == 1 and deleted["answers"] == 1
+    assert [r.user_id for r in await live.standings(session)] == [2]

@@ -181,9 +181,6 @@ class Lateness:
         self.by_position: dict[int, list[float]] = {}
         self.deadlines: dict[tuple[int, int], int] = {}
 
-    async def lobby(self, session: LiveSession) -> None:
-        pass
-
     async def question(self, session: LiveSession, live: Any, question: Any) -> None:
         assert session.deadline_at is not None
         self.deadlines[(session.id, live.position)] = session.deadline_at

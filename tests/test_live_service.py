@@ -43,9 +43,6 @@ class Recorder:
         self.finals: list[Final] = []
         self.timers: list[str] = []
 
-    async def lobby(self, session: LiveSession) -> None:
-        pass
-
     async def question(self, session: LiveSession, live: object, question: Question) -> None:
         self.questions.append(session.position)
 

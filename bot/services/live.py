@@ -17,7 +17,8 @@ ordinary answer path (`AnswersContract.record`, on the session question's own po
 gives it the card, the item statistics and the first-answer leaderboard rule unchanged.
 A lock-in is saved at once (`live_choices`), so nothing acknowledged is lost before.
 
-What appears on Discord is the `Announcer`'s business (cogs/live/), called at each step.
+What appears on Discord is the `Announcer`'s business (bot/ui/live_announcer.py), called
+at each step; the command and the buttons are cogs/live/ and bot/ui/buttons/live.py.
 """
 
 from __future__ import annotations
@@ -53,9 +54,8 @@ Facility = Callable[[int], Awaitable[dict[str, float]]]
 
 
 class Announcer(Protocol):
-    """What the Discord side shows at each step (cogs/live/)."""
-
-    async def lobby(self, session: LiveSession) -> None: ...
+    """What the Discord side shows at each step (bot/ui/live_announcer.py); the lobby
+    is the command's own reply (cogs/live/)."""
 
     async def question(
         self, session: LiveSession, live: LiveQuestion, question: Question

@@ -85,9 +85,6 @@ class DiscordAnnouncer:
         await self.live.store.end(session.id, now_ms=self.live.quiz.now_ms(), reason="channel_gone")
         self.live.nudge(session.id)
 
-    async def lobby(self, session: LiveSession) -> None:
-        """Nothing to do: the command posts the lobby itself (as its reply)."""
-
     async def question(self, session: LiveSession, live: LiveQuestion, question: Question) -> None:
         lang = lang_of(session)
         channel = self._channel(session)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from discord import Locale, app_commands
 
 from bot.i18n.items import ITEM_COMMANDS_TR, ITEM_MESSAGES
+from bot.i18n.live import LIVE_COMMANDS_TR, LIVE_MESSAGES
 from bot.i18n.review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
 from bot.quiz.model import Lang, Text
 
@@ -330,6 +331,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
 
 MESSAGES.update(REVIEW_MESSAGES)
 MESSAGES.update(ITEM_MESSAGES)
+MESSAGES.update(LIVE_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:
@@ -404,6 +406,7 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     "English": "İngilizce",
     **REVIEW_COMMANDS_TR,
     **ITEM_COMMANDS_TR,
+    **LIVE_COMMANDS_TR,
 }
 
 

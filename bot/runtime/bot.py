@@ -31,6 +31,7 @@ from bot.ops.metrics import Metrics
 from bot.quiz.model import Bank
 from bot.services.daily import DailyService
 from bot.services.items import ItemStatsService
+from bot.services.live import LiveService
 from bot.services.privacy import PrivacyService
 from bot.services.quiz import Clock, QuizService
 from bot.services.reminders import ReminderService
@@ -39,6 +40,7 @@ from bot.services.review import ReviewService
 from bot.storage.contract import StorageContract
 from bot.ui import render
 from bot.ui.gateway_guard import keep_connected
+from bot.ui.live_announcer import DiscordAnnouncer
 from bot.ui.post_updates import CoalescedEdits
 from bot.ui.poster import DailyPoster
 
@@ -59,6 +61,7 @@ _INTERACTION_TASKS = ("discord-ui-", "CommandTree-invoker")
 EXTENSIONS: tuple[str, ...] = (
     "cogs.quiz",
     "cogs.review",
+    "cogs.live",
     "cogs.stats",
     "cogs.privacy",
     "cogs.health",
@@ -86,6 +89,9 @@ class TPQuizBot(commands.Bot):
     #: A post's "N answered" line, edited at most once per interval (answer clicks,
     #: and `/tpquiz-admin daily` when a post's closing time moved).
     count_edits: CoalescedEdits
+    #: Quiz night (issue 26): the sessions' service and what shows them on Discord.
+    live: LiveService
+    live_announcer: DiscordAnnouncer
 
     def __init__(
         self,

@@ -30,12 +30,14 @@ from bot.quiz.templates import TemplateSet
 from bot.runtime.bot import ShardedTPQuizBot, TPQuizBot
 from bot.services.daily import DailyService
 from bot.services.items import ItemStatsService
+from bot.services.live import LiveService
 from bot.services.privacy import PrivacyService
 from bot.services.quiz import Clock, QuizService
 from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
 from bot.storage.contract import StorageContract
+from bot.ui.live_announcer import DiscordAnnouncer
 from bot.ui.post_updates import CoalescedEdits
 from bot.ui.poster import DailyPoster, process_rate
 from bot.ui.tree import CommandTree
@@ -98,5 +100,17 @@ def build_bot(
     # These two send through the bot's connection, so they come right after it.
     bot.poster = DailyPoster(bot, metrics, daily, rate=process_rate(settings.process_count))
     bot.count_edits = CoalescedEdits(bot.edit_count, settings.count_edit_interval)
+    # Quiz night: group-weakest reads the item statistics; only the process that owns a
+    # server's shard runs its sessions' timers (bot/infra/shards.py).
+    items = bot.items
+
+    async def facility(guild_id: int) -> dict[str, float]:
+        stats = await items.server_stats(guild_id)
+        return {s.question_id: s.facility for s in stats.stats if s.facility is not None}
+
+    bot.live = LiveService(service, facility)
+    bot.live.owns = bot.ownership.owns
+    bot.live_announcer = DiscordAnnouncer(bot, bot.live, bot.poster.pacer)
+    bot.live.announcer = bot.live_announcer
     _: QuizBot = bot  # mypy: the bot is what the UI's handlers take it to be (bot/ui/types.py)
     return bot

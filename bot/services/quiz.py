@@ -221,6 +221,10 @@ class QuizService:
             post, question = await self.load_post(post_id, guild_id, for_click=True)
         except WriteFailed as exc:
             raise AnswerNotSaved(exc.reason) from exc
+        if post.kind == "live":
+            # A quiz night's question (issue 26) is answered through its own buttons,
+            # which lock a choice in until the reveal; a forged post button is refused.
+            raise QuizError("unknown_post")
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")
         if post.closed_at is not None:

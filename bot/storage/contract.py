@@ -23,7 +23,7 @@ plain functions also run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from bot.quiz.click import DailyStreak
     from bot.quiz.itemstats import ItemStats
     from bot.quiz.itemstats_fast import MemberRow
+    from bot.quiz.live_state import LiveChoice, LiveQuestion, LiveSession, LockIn
     from bot.quiz.memory import CardState
     from bot.quiz.model import Question
     from bot.quiz.reports import Refusal
@@ -56,6 +57,7 @@ __all__ = [
     "DailyContract",
     "GuildsContract",
     "ItemStatsContract",
+    "LiveContract",
     "MetaContract",
     "PostsContract",
     "PrivacyContract",
@@ -388,6 +390,89 @@ class ItemStatsContract(Protocol):
     async def mark_stale(self, guild_id: int) -> int: ...
 
 
+class LiveContract(Protocol):
+    """Quiz night sessions (issue 26, migration 0012; bot/storage/sqlite/live.py, bot/storage/pg/live.py).
+
+    Every change of state is a conditional write that says whether it happened, so a
+    second process, a double press or a restart never does a step twice: `start`,
+    `open_question` (the session's position only moves forward), `claim_reveal` (once per
+    question), `pause`/`resume`, `end`. `lock_in` saves a player's choice only while the
+    question is open and not revealed, in the same transaction as the check."""
+
+    async def create(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        language: str,
+        topic: str,
+        seconds: int | None,
+        scoring: str,
+        now_ms: int,
+        starts_at: int,
+        questions: Sequence[tuple[str, tuple[int, ...], str | None, int]],
+    ) -> tuple[LiveSession, bool]: ...
+
+    async def set_lobby_message(self, session_id: int, message_id: int) -> None: ...
+
+    async def get(self, session_id: int) -> LiveSession | None: ...
+
+    async def in_channel(self, channel_id: int) -> LiveSession | None: ...
+
+    async def open_sessions(self) -> list[LiveSession]: ...
+
+    async def questions(self, session_id: int) -> list[LiveQuestion]: ...
+
+    async def join(self, session_id: int, *, user_id: int, name: str, now_ms: int) -> bool: ...
+
+    async def players(self, session_id: int) -> dict[int, str]: ...
+
+    async def joined_by(self, session_id: int, at_ms: int) -> set[int]:
+        """The players who had joined by `at_ms` (a question's opening)."""
+        ...
+
+    async def roll_call(
+        self, session_id: int, position: int, at_ms: int
+    ) -> tuple[set[int], set[int]]:
+        """The players who had joined by `at_ms`, and those of them with a choice locked
+        in for the question at `position` (the early reveal's check, in one statement)."""
+        ...
+
+    async def lock_in(
+        self,
+        session_id: int,
+        position: int,
+        *,
+        user_id: int,
+        name: str,
+        choice_index: int,
+        now_ms: int,
+    ) -> LockIn: ...
+
+    async def choices(self, session_id: int) -> list[LiveChoice]: ...
+
+    async def start(self, session_id: int) -> bool: ...
+
+    async def open_question(
+        self, session_id: int, position: int, *, now_ms: int, deadline_at: int
+    ) -> bool: ...
+
+    async def claim_reveal(
+        self, session_id: int, position: int, *, now_ms: int, next_at: int, skipped: bool = False
+    ) -> bool: ...
+
+    async def recorded(
+        self, session_id: int, position: int, post_id: int, *, now_ms: int
+    ) -> bool: ...
+
+    async def pause(self, session_id: int, *, now_ms: int) -> bool: ...
+
+    async def resume(self, session_id: int, *, now_ms: int) -> int | None: ...
+
+    async def end(self, session_id: int, *, now_ms: int, reason: str) -> bool: ...
+
+
 class StorageContract(Protocol):
     """The bundle of every store over one database: `bot.storage.sqlite.Storage` and
     `bot.storage.pg.storage.PgStorage`, as `open_storage(settings)` returns them.
@@ -424,6 +509,8 @@ class StorageContract(Protocol):
     def reports(self) -> ReportsContract: ...
     @property
     def items(self) -> ItemStatsContract: ...
+    @property
+    def live(self) -> LiveContract: ...
 
     @property
     def file(self) -> Path | None:

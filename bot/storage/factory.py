@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         DailyContract,
         GuildsContract,
         ItemStatsContract,
+        LiveContract,
         MetaContract,
         PostsContract,
         PrivacyContract,
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
     from bot.storage.pg.db import PgDatabase
     from bot.storage.pg.executor import PgExecutor
     from bot.storage.pg.itemstats import PgItemStatsStore
+    from bot.storage.pg.live import PgLiveStore
     from bot.storage.pg.privacy import PgPrivacyStore
     from bot.storage.pg.standings import PgStandings
     from bot.storage.sql import Executor
@@ -99,6 +101,7 @@ if TYPE_CHECKING:
     from bot.storage.sqlite.db import Database
     from bot.storage.sqlite.executor import SqliteExecutor
     from bot.storage.sqlite.items import ItemStatsStore
+    from bot.storage.sqlite.live import LiveStore
     from bot.storage.sqlite.privacy import PrivacyStore
     from bot.storage.sqlite.standings import Standings
     from bot.storage.stores.daily import DailyStore
@@ -130,6 +133,9 @@ if TYPE_CHECKING:
         privacy: PrivacyContract = PrivacyStore(db)
         items: ItemStatsContract = ItemStatsStore(db)
         answers = PgAnswerStore(pg)
+        live: LiveContract = LiveStore(db)
+        live = PgLiveStore(pg)
+        del live
         standings = PgStandings(pg)
         privacy = PgPrivacyStore(pg)
         items = PgItemStatsStore(pg)

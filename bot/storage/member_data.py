@@ -50,6 +50,30 @@ MEMBER_DATA: tuple[MemberTable, ...] = (
         },
     ),
     MemberTable(
+        "live_choices",
+        {
+            "_table": "your choices in quiz nights (/tpquiz live): the last one per question"
+            " counts, and is also recorded as an answer (above) when the question is revealed",
+            "session_id": "the quiz night",
+            "position": "the question's number in it (0 = the first)",
+            "guild_id": "the server",
+            "user_id": "your Discord id",
+            "choice_index": "the choice you locked in (0 = the bank's first choice)",
+            "locked_at": "when (Unix ms UTC)",
+        },
+    ),
+    MemberTable(
+        "live_players",
+        {
+            "_table": "the quiz nights you joined",
+            "session_id": "the quiz night",
+            "guild_id": "the server",
+            "user_id": "your Discord id",
+            "name": "your display name in it",
+            "joined_at": "when you joined (Unix ms UTC)",
+        },
+    ),
+    MemberTable(
         "test_runs",
         {
             "_table": "the tests (/tpquiz test) and review rounds (/tpquiz review) you started",
@@ -142,6 +166,8 @@ MEMBER_DATA: tuple[MemberTable, ...] = (
 #: The tables a member's rows are read from (for `member_guilds`).
 MEMBER_TABLES: tuple[str, ...] = (
     "answers",
+    "live_choices",
+    "live_players",
     "test_runs",
     "members",
     "member_periods",
@@ -156,6 +182,10 @@ GUILD_TABLES: tuple[str, ...] = (
     "cards",
     "review_reminders",
     "reports",
+    "live_choices",
+    "live_players",
+    "live_questions",
+    "live_sessions",
     "answers",
     "test_runs",
     "members",

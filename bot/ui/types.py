@@ -23,6 +23,8 @@ from typing import Any, Protocol, TypeAlias
 import discord
 
 from bot.ops.metrics import Metrics
+from bot.quiz.model import Lang
+from bot.services.live import LiveService
 from bot.services.quiz import QuizService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
@@ -43,6 +45,12 @@ class QuizBot(Protocol):
     def reviews(self) -> ReviewService: ...
 
     @property
+    def live(self) -> LiveService: ...
+
+    @property
+    def live_announcer(self) -> LiveAnnouncer: ...
+
+    @property
     def reports(self) -> ReportService: ...
 
     @property
@@ -50,6 +58,15 @@ class QuizBot(Protocol):
 
     @property
     def count_edits(self) -> CoalescedEdits: ...
+
+
+class LiveAnnouncer(Protocol):
+    """What quiz night's buttons tell the announcer (bot/ui/live_announcer.py)."""
+
+    def remember(
+        self, session_id: int, position: int, user_id: int,
+        interaction: discord.Interaction[Any], lang: Lang,
+    ) -> None: ...  # fmt: skip
 
 
 def quiz_bot(interaction: discord.Interaction[Any]) -> QuizBot:

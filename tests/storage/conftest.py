@@ -18,6 +18,7 @@ from bot.storage.contract import (
     CardsContract,
     DailyContract,
     GuildsContract,
+    LiveContract,
     MetaContract,
     PostsContract,
     PrivacyContract,
@@ -30,11 +31,13 @@ from bot.storage.contract import (
 from bot.storage.pg.answers import PgAnswerStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.executor import PgExecutor
+from bot.storage.pg.live import PgLiveStore
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.standings import PgStandings
 from bot.storage.sqlite.answers import AnswerStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.executor import SqliteExecutor
+from bot.storage.sqlite.live import LiveStore
 from bot.storage.sqlite.privacy import PrivacyStore
 from bot.storage.sqlite.standings import Standings
 from bot.storage.stores.bundle import SharedStores
@@ -57,6 +60,8 @@ class Backend:
     answers: AnswersContract
     daily: DailyContract
     standings: StandingsContract
+    #: Quiz night sessions (issue 26).
+    live: LiveContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
     #: The first column of the first row of a query written with `?` placeholders.
@@ -116,6 +121,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
                 scalar=lite_scalar,
                 rows=lite_rows,
                 db=db,
+                live=LiveStore(db),
             )
         finally:
             await db.close()
@@ -144,6 +150,7 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
             scalar=pg_scalar,
             rows=pg_rows,
             db=pg,
+            live=PgLiveStore(pg),
         )
     finally:
         await pg.close()

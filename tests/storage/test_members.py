@@ -124,6 +124,20 @@ async def _play(path: Path, seed: int, x_rank: str, *, with_x: bool) -> Storage:
                     # Member 7's report was resolved by X, an admin: X's id goes from it.
                     (guild, user, user, 5, X if user == 7 and with_x else None),
                 )
+        # A quiz night (issue 26): in both files; X's choice only in the file with X.
+        first = questions[0]
+        session, _ = await storage.live.create(
+            guild_id=guild, channel_id=2, host_id=2, language="en", topic="mixed",
+            seconds=None, scoring="accuracy", now_ms=now, starts_at=now,
+            questions=[(first.id, tuple(range(len(first.choices))), None, 20)] * 3,
+        )  # fmt: skip
+        await storage.live.start(session.id)
+        await storage.live.open_question(session.id, 0, now_ms=now, deadline_at=now + 20_000)
+        for user in (2, X, 7):
+            if user != X or with_x:
+                await storage.live.lock_in(
+                    session.id, 0, user_id=user, name=f"u{user}", choice_index=1, now_ms=now
+                )
     return storage
 
 

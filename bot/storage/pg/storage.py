@@ -17,6 +17,7 @@ from bot.storage.pg.answers import PgAnswerStore
 from bot.storage.pg.db import PgDatabase
 from bot.storage.pg.executor import PgExecutor
 from bot.storage.pg.itemstats import PgItemStatsStore
+from bot.storage.pg.live import PgLiveStore
 from bot.storage.pg.privacy import PgPrivacyStore
 from bot.storage.pg.standings import PgStandings
 from bot.storage.records import StorageHealth
@@ -34,6 +35,7 @@ class PgStorage(SharedStores):
         self.answers = PgAnswerStore(db)
         self.standings = PgStandings(db)
         self.privacy = PgPrivacyStore(db)
+        self.live = PgLiveStore(db)
         self.items = PgItemStatsStore(db)
 
     @classmethod

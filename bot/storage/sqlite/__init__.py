@@ -15,6 +15,7 @@ from bot.storage.sqlite.answers import AnswerStore
 from bot.storage.sqlite.db import Database
 from bot.storage.sqlite.executor import SqliteExecutor
 from bot.storage.sqlite.items import ItemStatsStore
+from bot.storage.sqlite.live import LiveStore
 from bot.storage.sqlite.privacy import PrivacyStore
 from bot.storage.sqlite.standings import Standings
 from bot.storage.stores.bundle import SharedStores
@@ -31,6 +32,7 @@ class Storage(SharedStores):
         self.answers = AnswerStore(db)
         self.standings = Standings(db)
         self.privacy = PrivacyStore(db)
+        self.live = LiveStore(db)
         self.items = ItemStatsStore(db)
 
     @classmethod

@@ -166,6 +166,11 @@ _MEMBER_FUNCTIONS: dict[
     ],
 ] = {
     "answers": (_rows_of("answers", "answered_at, id"), _delete_answers),
+    "live_choices": (
+        _rows_of("live_choices", "session_id, position"),
+        _delete_rows("live_choices"),
+    ),
+    "live_players": (_rows_of("live_players", "session_id"), _delete_rows("live_players")),
     "test_runs": (_rows_of("test_runs", "started_at, id"), _delete_rows("test_runs")),
     "members": (_rows_of("members", "user_id"), _delete_totals),
     "member_periods": (_rows_of("member_periods", "period, starts_at"), _delete_periods),

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from bot.bank.figure_checks import figure_problems
 from bot.bank.importers import (
     ImportProblems,
     SourceError,
@@ -128,11 +129,13 @@ def run_validate(args: argparse.Namespace) -> int:
     bank = report.bank
     templates, template_problems = check_templates(paths, bank)
     problems = [*report.problems, *template_problems]
+    if bank is not None and not template_problems:
+        problems += figure_problems(bank, templates)
     ranks = template_rank_figures(templates) if not template_problems else []
     warnings = [*report.warnings, *template_rank_problems(templates, ranks)]
     for warning in warnings:
         stderr.write(f"{_as_warning(warning)}\n")
-    if bank is None or template_problems:
+    if bank is None or problems:
         _write_problems(problems, stderr)
         files = {p.file for p in problems}
         stderr.write(

@@ -38,6 +38,7 @@ from bot.services.reports import ReportService
 from bot.services.review import ReviewService
 from bot.storage.contract import StorageContract
 from bot.ui import render
+from bot.ui.figures import FigureCache
 from bot.ui.gateway_guard import keep_connected
 from bot.ui.post_updates import CoalescedEdits
 from bot.ui.poster import DailyPoster
@@ -86,6 +87,8 @@ class TPQuizBot(commands.Bot):
     #: A post's "N answered" line, edited at most once per interval (answer clicks,
     #: and `/tpquiz-admin daily` when a post's closing time moved).
     count_edits: CoalescedEdits
+    #: Figures drawn off the event loop and cached (issue 29; `bot.ui.figures`).
+    figures: FigureCache
 
     def __init__(
         self,

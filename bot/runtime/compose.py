@@ -36,6 +36,7 @@ from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
 from bot.storage.contract import StorageContract
+from bot.ui.figures import FigureCache
 from bot.ui.post_updates import CoalescedEdits
 from bot.ui.poster import DailyPoster, process_rate
 from bot.ui.tree import CommandTree
@@ -96,7 +97,10 @@ def build_bot(
         **options,
     )
     # These two send through the bot's connection, so they come right after it.
-    bot.poster = DailyPoster(bot, metrics, daily, rate=process_rate(settings.process_count))
+    bot.figures = FigureCache()
+    bot.poster = DailyPoster(
+        bot, metrics, daily, rate=process_rate(settings.process_count), figures=bot.figures
+    )
     bot.count_edits = CoalescedEdits(bot.edit_count, settings.count_edit_interval)
     _: QuizBot = bot  # mypy: the bot is what the UI's handlers take it to be (bot/ui/types.py)
     return bot

@@ -39,6 +39,7 @@ from bot.bank.rank_stats import (
 )
 from bot.bank.stats import balance, format_balance
 from bot.bank.template_files import check_templates, format_template_counts
+from bot.cli import figures as figures_commands
 from bot.infra.files import UnsafeTarget, check_target, write_atomic_text
 from bot.quiz.model import LANGS, TOPICS, Bank
 
@@ -109,6 +110,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="import nothing if any question cannot be imported, and list every problem",
     )
     imp.set_defaults(func=run_import)
+    figures_commands.register(subparsers)
 
 
 def _streams(args: argparse.Namespace) -> tuple[TextIO, TextIO]:

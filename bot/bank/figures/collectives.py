@@ -145,7 +145,14 @@ def ring_allreduce_volume(ax: Axes, lang: Lang, p: P) -> None:
         angle = math.pi / 2 - 2 * math.pi * i / n
         x, y = cx + r * math.cos(angle), cy + r * math.sin(angle)
         nxt = math.pi / 2 - 2 * math.pi * (i + 1) / n
-        arrow(ax, (x, y), (cx + r * math.cos(nxt), cy + r * math.sin(nxt)), colour=COMM, curve=-0.2)
+        arrow(
+            ax,
+            (x, y),
+            (cx + r * math.cos(nxt), cy + r * math.sin(nxt)),
+            colour=COMM,
+            curve=-0.2,
+            shrink=12,
+        )
         box(ax, x - 2.3, y - 2.3, 4.6, 4.6, str(i), colour=rank_colour(i), size=SMALL)
     chunk = size / n
     lines = [

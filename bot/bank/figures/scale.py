@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from matplotlib.axes import Axes
+from matplotlib.collections import PatchCollection
 from matplotlib.patches import Rectangle
 
 from bot.bank.figures.collectives import _amount
@@ -21,6 +22,7 @@ from bot.bank.figures.registry import figure
 from bot.bank.figures.style import (
     COMM,
     IDLE,
+    INK,
     MUTED,
     PLAIN,
     SMALL,
@@ -57,6 +59,9 @@ def grid_3d(ax: Axes, lang: Lang, p: P) -> None:
     width = 92 / len(drawn)
     cell_w = (width - 4) / t
     cell_h = min(5.0, 24 / stages)
+    labelled = cell_w >= 4.5 and cell_h >= 3.5
+    cells: list[Rectangle] = []
+    colours: list[str] = []
     for slot, replica in enumerate(drawn):
         x0 = 4 + slot * width
         if d > 4 and slot == 3:
@@ -72,18 +77,15 @@ def grid_3d(ax: Axes, lang: Lang, p: P) -> None:
         for s in range(stages):
             y = 40 - (s + 1) * cell_h
             for i in range(t):
-                rank = i + t * (replica + d * s)
-                label = num(rank, lang) if cell_w >= 4.5 and cell_h >= 3.5 else ""
-                box(
-                    ax,
-                    x0 + i * cell_w,
-                    y,
-                    cell_w * 0.92,
-                    cell_h * 0.9,
-                    label,
-                    colour=rank_colour(s),
-                    size=SMALL,
-                )
+                cells.append(Rectangle((x0 + i * cell_w, y), cell_w * 0.92, cell_h * 0.9))
+                colours.append(rank_colour(s))
+                if labelled:
+                    rank = i + t * (replica + d * s)
+                    text(
+                        ax, x0 + (i + 0.46) * cell_w, y + cell_h * 0.45, num(rank, lang), size=SMALL
+                    )
+    # One collection, not a patch per GPU: 512 cells draw in a fifth of the time.
+    ax.add_collection(PatchCollection(cells, facecolors=colours, edgecolors=INK, linewidths=1.0))
     text(
         ax,
         50,

@@ -149,6 +149,7 @@ def arrow(
     both: bool = False,
     width: float = 1.4,
     curve: float = 0.0,
+    shrink: float = 0.0,
 ) -> None:
     ax.add_patch(
         FancyArrowPatch(
@@ -159,8 +160,8 @@ def arrow(
             color=colour,
             linewidth=width,
             connectionstyle=f"arc3,rad={curve}",
-            shrinkA=0,
-            shrinkB=0,
+            shrinkA=shrink,
+            shrinkB=shrink,
         )
     )
 

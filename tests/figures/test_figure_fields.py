@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import shutil
 from collections.abc import Iterator
 from fractions import Fraction
@@ -14,6 +15,7 @@ import pytest
 
 from bot.bank import figures as figure_package
 from bot.bank.figure_checks import figure_jobs, figure_problems
+from bot.bank.figures import draw_figure, texts_of
 from bot.bank.figures.registry import REGISTRY, FigureDef
 from bot.bank.loader import bundled_question_files, check_files, load_bank
 from bot.bank.template_files import check_templates, load_templates
@@ -206,3 +208,26 @@ def test_the_schema_lists_exactly_the_registered_figures() -> None:
     schema = json.loads(schema_path.read_text(encoding="utf-8"))
     assert schema["$defs"]["figure"]["properties"]["name"]["enum"] == sorted(REGISTRY)
     assert figure_package.REGISTRY is REGISTRY
+
+
+def test_a_question_figure_does_not_show_the_key() -> None:
+    """A figure shown with the question must not print the right choice (or, for a
+    template, its number): checked on the figure's own text, in both languages."""
+    bank = load_bank()
+    templates = load_templates(bank=bank)
+    shown = [q for q in bank if q.figure is not None]
+    drawn = [
+        q
+        for t in templates
+        if t.figure is not None
+        for q in (t.materialize(t.draw(random.Random(n))) for n in range(5))
+    ]
+    assert shown, "the bank shows at least one figure with a question"
+    for question in [*shown, *drawn]:
+        assert question.figure is not None
+        for lang in ("en", "tr"):
+            texts = " ".join(
+                texts_of(draw_figure(question.figure.name, lang, question.figure.params))
+            )
+            key = question.choices[question.correct_index].text.get(lang)
+            assert key not in texts, (question.id, lang, key)

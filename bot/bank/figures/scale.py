@@ -216,25 +216,25 @@ def tp_across_nodes(ax: Axes, lang: Lang, p: P) -> None:
     text(
         ax,
         75,
-        30.5,
-        L(lang, "InfiniBand: 50 GB/s per GPU", "InfiniBand: GPU başına 50 GB/s"),
+        25,
+        L(lang, "InfiniBand: 50 GB/s per GPU, each way", "InfiniBand: GPU başına yön başına 50 GB/s"),
         size=SMALL,
         colour=COMM,
     )
     text(
         ax,
         50,
-        20,
+        18,
         L(
             lang,
-            "every TP all-reduce runs at the speed of its slowest link:",
-            "her TP all-reduce'u en yavaş bağlantısının hızında çalışır:",
+            "a ring all-reduce runs at the speed of its slowest link:",
+            "bir ring all-reduce en yavaş bağlantısının hızında çalışır:",
         ),
     )
     text(
         ax,
         50,
-        14,
+        12,
         L(
             lang,
             "across nodes it crosses a NIC of 400 Gb/s = 50 GB/s, 9 × slower than NVLink",

@@ -52,8 +52,9 @@ def mlp_shard_shapes(ax: Axes, lang: Lang, p: P) -> None:
     )
     shown = min(t, 8)
     for i in range(shown):
-        box(ax, 4 + i * 40 / shown, 22, 40 / shown, 14, "", colour=rank_colour(i))
-        box(ax, 56, 36 - (i + 1) * 22 / shown, 40, 22 / shown, "", colour=rank_colour(i))
+        # A is h × 4h (wide), B is 4h × h (tall), so each is drawn in its own proportions.
+        box(ax, 4 + i * 40 / shown, 26, 40 / shown, 10, "", colour=rank_colour(i))
+        box(ax, 60, 40 - (i + 1) * 26 / shown, 10, 26 / shown, "", colour=rank_colour(i))
     text(
         ax,
         24,
@@ -68,7 +69,7 @@ def mlp_shard_shapes(ax: Axes, lang: Lang, p: P) -> None:
     text(
         ax,
         76,
-        40,
+        44,
         L(
             lang,
             f"B: {num(f, lang)} × {num(h, lang)}, by rows",
@@ -79,7 +80,7 @@ def mlp_shard_shapes(ax: Axes, lang: Lang, p: P) -> None:
     text(
         ax,
         24,
-        17,
+        21.5,
         L(
             lang,
             f"each GPU: {num(h, lang)} × {num(f // t, lang)}",
@@ -88,12 +89,12 @@ def mlp_shard_shapes(ax: Axes, lang: Lang, p: P) -> None:
     )
     text(
         ax,
-        76,
-        17,
+        85,
+        27,
         L(
             lang,
-            f"each GPU: {num(f // t, lang)} × {num(h, lang)}",
-            f"her GPU: {num(f // t, lang)} × {num(h, lang)}",
+            f"each GPU:\n{num(f // t, lang)} × {num(h, lang)}",
+            f"her GPU:\n{num(f // t, lang)} × {num(h, lang)}",
         ),
     )
     text(
@@ -252,8 +253,8 @@ def vocab_parallel_cross_entropy(ax: Axes, lang: Lang, p: P) -> None:
         ax,
         L(
             lang,
-            "Vocabulary-parallel cross-entropy: the logits never gather",
-            "Sözlük-paralel cross-entropy: logit'ler hiç toplanmaz",
+            "Vocabulary-parallel cross-entropy: the logits stay on their GPUs",
+            "Sözlük-paralel cross-entropy: logit'ler kendi GPU'larında kalır",
         ),
     )
     for i in range(4):

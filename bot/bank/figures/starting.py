@@ -192,7 +192,7 @@ def tp_in_node(ax: Axes, lang: Lang, p: P) -> None:
             size=SMALL,
             bold=True,
         )
-        ax.plot([x0 + 3, x0 + 39], [27, 27], color=rank_colour(5), linewidth=5, alpha=0.6)
+        ax.plot([x0 + 3, x0 + 39], [27, 27], color=rank_colour(5), linewidth=5, alpha=0.6, zorder=0.5)
         for g in range(8):
             box(ax, x0 + 3 + g * 4.6, 22, 3.8, 10, str(g), colour=rank_colour(n), size=SMALL)
         text(
@@ -248,7 +248,7 @@ def attention_heads_split(ax: Axes, lang: Lang, p: P) -> None:
     box(ax, 11, 24, 6, 8, "f", colour=COMM)
     arrow(ax, (9, 28), (11, 28))
     for i, y in enumerate((35, 15)):
-        heads = L(lang, f"heads {4 * i + 1}–{4 * i + 4}", f"head {4 * i + 1}–{4 * i + 4}")
+        heads = L(lang, f"heads\n{4 * i + 1}–{4 * i + 4}", f"head\n{4 * i + 1}–{4 * i + 4}")
         _lane(ax, y, i, ["Q K V", heads, "softmax", f"·B{'₁₂'[i]}", f"Z{'₁₂'[i]}"])
         arrow(ax, (17, 28), (22, y + 3))
         arrow(ax, (79, y + 3), (84, 28))

@@ -60,12 +60,12 @@ def ptdp_roles(ax: Axes, lang: Lang, p: P) -> None:
     rows = [
         (
             L(lang, "tensor (t)", "tensör (t)"),
-            L(lang, "inside a server, NVLink", "bir düğümün içinde, NVLink"),
+            L(lang, "inside a server,\nover NVLink", "bir düğümün içinde,\nNVLink üzerinde"),
             L(lang, "a layer's matrices", "bir katmanın matrisleri"),
         ),
         (
             L(lang, "pipeline (p)", "pipeline (p)"),
-            L(lang, "across servers, point-to-point", "düğümler arasında, noktadan noktaya"),
+            L(lang, "across servers,\npoint-to-point", "düğümler arasında,\nnoktadan noktaya"),
             L(lang, "the layers", "katmanlar"),
         ),
         (
@@ -74,14 +74,14 @@ def ptdp_roles(ax: Axes, lang: Lang, p: P) -> None:
             L(lang, "the batch", "batch"),
         ),
     ]
-    text(ax, 36, 44, L(lang, "runs", "nerede"), bold=True, colour=MUTED)
-    text(ax, 79, 44, L(lang, "splits", "neyi böler"), bold=True, colour=MUTED)
+    text(ax, 38, 44, L(lang, "runs", "nerede"), bold=True, colour=MUTED)
+    text(ax, 78, 44, L(lang, "splits", "neyi böler"), bold=True, colour=MUTED)
     for i, (name, where, splits) in enumerate(rows):
         y = 33 - i * 11
         box(ax, 2, y, 18, 8, name, colour=rank_colour(i), bold=True)
-        box(ax, 22, y, 28, 8, where)
-        box(ax, 62, y, 34, 8, splits)
-        arrow(ax, (50, y + 4), (62, y + 4))
+        box(ax, 22, y, 32, 8, where)
+        box(ax, 60, y, 36, 8, splits)
+        arrow(ax, (54, y + 4), (60, y + 4))
     text(
         ax,
         50,
@@ -117,10 +117,10 @@ def row_parallel_partial_sums(ax: Axes, lang: Lang, p: P) -> None:
     text(ax, 51.5, 31, "+")
     box(ax, 54, 24, 10, 14, "Y₂B₂", colour=rank_colour(1))
     text(ax, 51.5, 20, L(lang, "full shape, partial", "tam şekil, kısmi"), size=SMALL)
-    arrow(ax, (65, 31), (76, 31), colour=COMM, width=2.5)
-    text(ax, 70.5, 35, "all-reduce (g)", size=SMALL, colour=COMM, bold=True)
-    box(ax, 77, 24, 10, 14, "Z", colour=rank_colour(2))
-    text(ax, 82, 20, L(lang, "on every GPU", "her GPU'da"), size=SMALL)
+    arrow(ax, (66, 31), (80, 31), colour=COMM, width=2.5)
+    text(ax, 73, 35, "all-reduce (g)", size=SMALL, colour=COMM, bold=True)
+    box(ax, 81, 24, 10, 14, "Z", colour=rank_colour(2))
+    text(ax, 86, 20, L(lang, "on every GPU", "her GPU'da"), size=SMALL)
     text(ax, 50, 10, "YB = Y₁B₁ + Y₂B₂", bold=True)
     text(
         ax,

@@ -37,6 +37,9 @@ COMM = "#d55e00"  # communication (vermillion)
 IDLE = "#d9d9de"  # idle time, a bubble
 PLAIN = "#ffffff"  # a block no GPU owns
 
+#: The gid of a box's label: the box's x,y,w,h follow, in data units.
+BOX_GID = "box:"
+
 TITLE = 13.0
 BODY = 11.0
 SMALL = 9.5
@@ -103,8 +106,8 @@ def text(
     va: str = "center",
     colour: str = INK,
     bold: bool = False,
-) -> None:
-    ax.text(
+) -> Text:
+    return ax.text(
         x, y, s, ha=ha, va=va, fontsize=size, color=colour, fontweight="bold" if bold else "normal"
     )
 
@@ -137,7 +140,9 @@ def box(
         )
     )
     if label:
-        text(ax, x + w / 2, y + h / 2, label, size=size, colour=ink_on(colour), bold=bold)
+        inside = text(ax, x + w / 2, y + h / 2, label, size=size, colour=ink_on(colour), bold=bold)
+        # Remembered for `legibility_problems`: a label must stay inside its box.
+        inside.set_gid(f"{BOX_GID}{x},{y},{w},{h}")
 
 
 def arrow(
@@ -183,6 +188,12 @@ def legibility_problems(fig: Figure) -> list[str]:
         extent = artist.get_window_extent(renderer)
         if extent.x0 < 0 or extent.y0 < 0 or extent.x1 > width or extent.y1 > height:
             found.append(f"text {content!r} reaches past the edge of the picture")
+        gid = artist.get_gid() or ""
+        if gid.startswith(BOX_GID) and artist.axes is not None:
+            x, y, w, h = (float(v) for v in gid.removeprefix(BOX_GID).split(","))
+            (x0, y0), (x1, y1) = artist.axes.transData.transform([(x, y), (x + w, y + h)])
+            if extent.x0 < x0 - 1 or extent.x1 > x1 + 1 or extent.y0 < y0 - 1 or extent.y1 > y1 + 1:
+                found.append(f"text {content!r} spills out of its box")
         inner = extent.expanded(0.98, 0.9)  # touching is fine; covering is not
         for other, box_ in placed:
             if inner.overlaps(box_):

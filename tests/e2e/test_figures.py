@@ -259,3 +259,25 @@ async def test_the_daily_post_and_reveal_show_the_figures(quiz: QuizHarness, qid
             assert (
                 reveal.body["embeds"][0]["image"]["url"] == f"attachment://figure-{posted[0]}.png"
             )
+
+
+async def test_no_diagram_button_without_an_explanation_figure(quiz: QuizHarness) -> None:
+    quiz = only(quiz, "mlp-split-07")
+    assert quiz.bank["mlp-split-07"].explanation_figure is None
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        request = await quiz.loopback.interact(quiz.command(alice, "question"))
+        ids = [b["custom_id"] for b in buttons(callback_message(request))]
+        answer = await quiz.click(created_message_id(request), ids[0], alice)
+        reply_buttons = buttons(callback_message(answer))
+        assert [b["label"] for b in reply_buttons] == ["Report a problem"]
+        # A Diagram click forged for this post: one sentence, nothing uploaded.
+        post_id = ids[0].split(":")[2]
+        click = quiz.loopback.button_click(
+            created_message_id(answer), reply_buttons[0]["custom_id"], alice
+        )
+        refused = await quiz.loopback.interact(
+            with_custom_id(quiz.loopback, click, f"tpq:d:{post_id}")
+        )
+        assert refused.files == []
+        assert callback_message(refused)["content"] == "This question's explanation has no diagram."

@@ -125,14 +125,16 @@ def pipeline_bubble(ax: Axes, lang: Lang, p: P) -> None:
     )
     total = 2 * (m + stages - 1)
     unit = 84 / total
-    row = min(5.0, 32 / stages)
+    row = min(5.0, 24 / stages)  # the rows stay between y = 42 and 18, above the legend
     for s in range(stages):
         y = 42 - (s + 1) * row
+        # Every stage named when the rows are tall enough, else the first and the last.
+        named = row >= 3 or s in (0, stages - 1)
         text(
             ax,
             13,
             y + row / 2,
-            L(lang, f"stage {s + 1}", f"aşama {s + 1}") if row >= 3 else "",
+            L(lang, f"stage {s + 1}", f"aşama {s + 1}") if named else "",
             ha="right",
             size=SMALL,
         )

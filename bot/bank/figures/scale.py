@@ -219,7 +219,11 @@ def tp_across_nodes(ax: Axes, lang: Lang, p: P) -> None:
         ax,
         75,
         25,
-        L(lang, "InfiniBand: 50 GB/s per GPU, each way", "InfiniBand: GPU başına yön başına 50 GB/s"),
+        L(
+            lang,
+            "InfiniBand: 50 GB/s per GPU, each way",
+            "InfiniBand: GPU başına yön başına 50 GB/s",
+        ),
         size=SMALL,
         colour=COMM,
     )

@@ -192,7 +192,9 @@ def tp_in_node(ax: Axes, lang: Lang, p: P) -> None:
             size=SMALL,
             bold=True,
         )
-        ax.plot([x0 + 3, x0 + 39], [27, 27], color=rank_colour(5), linewidth=5, alpha=0.6, zorder=0.5)
+        ax.plot(
+            [x0 + 3, x0 + 39], [27, 27], color=rank_colour(5), linewidth=5, alpha=0.6, zorder=0.5
+        )
         for g in range(8):
             box(ax, x0 + 3 + g * 4.6, 22, 3.8, 10, str(g), colour=rank_colour(n), size=SMALL)
         text(

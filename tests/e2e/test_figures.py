@@ -281,3 +281,27 @@ async def test_no_diagram_button_without_an_explanation_figure(quiz: QuizHarness
         )
         assert refused.files == []
         assert callback_message(refused)["content"] == "This question's explanation has no diagram."
+
+
+async def test_a_review_round_shows_the_question_figure_and_drops_it_after(
+    quiz: QuizHarness,
+) -> None:
+    quiz = only(quiz, "mlp-split-07")
+    question = quiz.bank["mlp-split-07"]
+    assert question.figure is not None and question.explanation_figure is None
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        request = await quiz.loopback.interact(quiz.command(alice, "question"))
+        wrong = (question.correct_index + 1) % len(question.choices)
+        ids = [b["custom_id"] for b in buttons(callback_message(request))]
+        await quiz.click(
+            created_message_id(request), next(c for c in ids if c.endswith(f":{wrong}")), alice
+        )
+        quiz.clock.advance(days=1, hours=1)
+        opened = await final(quiz, await quiz.loopback.interact(quiz.command(alice, "review")))
+        assert_figure(opened, "figure-mlp-split-07.png", question.figure.alt.en)
+        choice = buttons(payload(opened))[0]["custom_id"]
+        step = await quiz.click(created_message_id(opened), choice, alice)
+        # The feedback and the round's end show no figure: the question's is taken away.
+        assert step.files == [] and payload(step)["attachments"] == []
+        assert all("image" not in e for e in payload(step)["embeds"])

@@ -58,12 +58,13 @@ from bot.storage.contract import AnswersContract, PostsContract, StandingsContra
 from bot.storage.copy import copy_from_sqlite
 from bot.storage.periods import month_start_ms, week_start_ms
 from bot.storage.pg.answers import PgAnswerStore
-from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
-from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.executor import PgExecutor
 from bot.storage.pg.standings import PgStandings
 from bot.storage.records import Post
 from bot.storage.sqlite import Storage
+from bot.storage.stores.daily import DailyStore
+from bot.storage.stores.posts import PostStore
 from tests.pg_server import PgServer, find_bin_dir
 
 #: Servers whose leaderboards are compared after the copy: the biggest, then a sample.
@@ -77,7 +78,7 @@ class _PgShim:
 
     def __init__(self, db: PgDatabase) -> None:
         self.standings = PgStandings(db)
-        self.daily = PgDailyStore(db)
+        self.daily = DailyStore(PgExecutor(db))
 
 
 async def start_database(server: PgServer) -> PgDatabase:
@@ -279,7 +280,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                             count=args.record, seed=args.seed, in_flight=in_flight,
                         )  # fmt: skip
                         record["postgresql"][str(in_flight)] = await record_rate(
-                            PgPostStore(pg), PgAnswerStore(pg), bank, gen,
+                            PostStore(PgExecutor(pg)), PgAnswerStore(pg), bank, gen,
                             count=args.record, seed=args.seed, in_flight=in_flight,
                         )  # fmt: skip
                     print("recording timed", flush=True)

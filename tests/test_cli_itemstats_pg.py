@@ -20,8 +20,9 @@ from bot.bank.loader import load_bank
 from bot.cli.main import main
 from bot.storage.copy import copy_from_sqlite
 from bot.storage.pg.db import PgDatabase
-from bot.storage.pg.reports import PgReportStore
+from bot.storage.pg.executor import PgExecutor
 from bot.storage.records import Report
+from bot.storage.stores.reports import ReportStore
 from tests.itemsim import simulate, wrong_key_chooser
 
 BIG, SMALL = 9, 8
@@ -73,7 +74,7 @@ async def test_questions_report_and_reports_on_postgresql(
 
     pg = await PgDatabase.open(pg_url)
     try:
-        filed = await PgReportStore(pg).add(
+        filed = await ReportStore(PgExecutor(pg)).add(
             guild_id=BIG, user_id=1, question_id="attention-split-01", language="en",
             reason="wrong_answer", body="the key is D", now_ms=1_700_000_000_000,
         )  # fmt: skip

@@ -149,7 +149,7 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
     },
 }
 
-#: Turkish names and descriptions of the admin's reports command (`bot.i18n.COMMANDS_TR`).
+#: Turkish names and descriptions of the admin's reports command (`bot.i18n.COMMAND_TRANSLATIONS_TR`).
 ITEM_COMMANDS_TR: dict[str, str] = {
     "reports": "bildirimler",
     "Open problem reports on questions": "Sorular hakkındaki açık sorun bildirimleri",

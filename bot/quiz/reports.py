@@ -4,7 +4,7 @@ A report is a member saying "this question is wrong": a reason from a short list
 few words. Two limits keep the list readable for the admins who go through it: one report
 per member per question (in a server), and at most `DAILY_LIMIT` reports per member in any
 24 hours. The decision is a pure function of what storage read; storage applies it in the
-same transaction (`bot.storage.sqlite.reports.add_report`).
+same transaction (`bot.storage.stores.reports.ReportStore.add`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Review reminders as the Discord glue sees them: set, find who is due, claim, refuse.
 
 `cogs/reminders.py` runs the tick and sends the DMs; the rules are in
-`bot.quiz.reminders`, the SQL in `bot.storage.sqlite.reminders`. Knows nothing of Discord.
+`bot.quiz.reminders`, the SQL in `bot.storage.stores.reminders`. Knows nothing of Discord.
 """
 
 from __future__ import annotations

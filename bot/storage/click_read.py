@@ -7,8 +7,8 @@ and the mapping of its 32 columns back into a `ClickBefore` are written once, he
 column added to `BEFORE` shifts the indexes in `before_of` and nowhere else.
 
 `BEFORE_POST` and `BEFORE_TEST` use named parameters (`:guild`, `:user`, ...), SQLite's
-form; PostgreSQL numbers them once at import (pg/clicks.py). `before_values` gives the
-values by name.
+form; PostgreSQL numbers them once at import (pg/clicks.py, through bot/storage/sql.py's
+`Query`). `before_values` gives the values by name.
 """
 
 from __future__ import annotations

@@ -2,20 +2,23 @@
 
 Why: issue 15 adds PostgreSQL beside SQLite, and the services, cogs and operations code
 must not know which one they run on. Each Protocol here is one store's public methods,
-written from the SQLite stores as they are today; a PostgreSQL store satisfies the same
-Protocol. mypy checks both sides: `_conforms` in bot/storage/factory.py (where the
-backends are chosen, so it imports both) assigns every SQLite and PostgreSQL store, and
-both bundles, to its Protocol, so a store whose methods drift from the contract fails `make lint` at
-that line. This module imports neither backend: the records and errors it speaks of
-are bot/storage/records.py's and bot/storage/errors.py's.
+written from the SQLite stores as they were; a PostgreSQL store satisfies the same
+Protocol, and a store both backends share (bot/storage/stores/, over the `Executor` of
+bot/storage/sql.py) satisfies it over either. mypy checks every side: `_conforms` in
+bot/storage/factory.py (where the backends are chosen, so it imports both) assigns every
+shared, SQLite and PostgreSQL store, and both bundles, to its Protocol, so a store whose
+methods drift from the contract fails `make lint` at that line. This module imports
+neither backend: the records and errors it speaks of are bot/storage/records.py's and
+bot/storage/errors.py's.
 
 Item statistics (sqlite/itemstats.py's plain-sqlite3 functions) are behind
 `ItemStatsContract` (`ItemStatsStore` in sqlite/items.py, `PgItemStatsStore` in
 pg/itemstats.py). The click path's own (sqlite/clicks.py, sqlite/cards.py's write_card)
 have their PostgreSQL twin in bot/storage/pg/clicks.py, behind `AnswersContract`;
 sqlite/members.py's steps (a member's export and deletion) theirs in
-bot/storage/pg/members.py, behind `PrivacyContract`; sqlite/reports.py's functions are
-behind `ReportsContract` (`ReportStore`, `PgReportStore`).
+bot/storage/pg/members.py, behind `PrivacyContract`. Reports are one store for both
+(`ReportStore` in bot/storage/stores/reports.py), whose statements sqlite/reports.py's
+plain functions also run.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ __all__ = [
 
 
 class GuildsContract(Protocol):
-    """Per-server settings (bot/storage/sqlite/guilds.py GuildSettingsStore)."""
+    """Per-server settings (bot/storage/stores/guilds.py GuildSettingsStore)."""
 
     async def language(self, guild_id: int) -> str | None: ...
 
@@ -74,7 +77,7 @@ class GuildsContract(Protocol):
 
 
 class MetaContract(Protocol):
-    """Bot-wide key/value metadata (bot/storage/sqlite/guilds.py MetaStore)."""
+    """Bot-wide key/value metadata (bot/storage/stores/guilds.py MetaStore)."""
 
     async def get(self, key: str) -> str | None: ...
 
@@ -305,7 +308,7 @@ class PrivacyContract(Protocol):
 
 
 class ReportsContract(Protocol):
-    """Members' problem reports (bot/storage/sqlite/reports.py ReportStore)."""
+    """Members' problem reports (bot/storage/stores/reports.py ReportStore)."""
 
     async def add(
         self,

@@ -8,8 +8,9 @@ contract. It lives outside both backends so that neither imports the other; Post
 driver is imported only when the settings name PostgreSQL.
 
 Being the one module that sees both bundles, it also holds `_conforms`, mypy's proof that
-every store of both backends, and both bundles, satisfy bot/storage/contract.py (so the
-contract itself imports neither backend).
+every store (the shared ones of bot/storage/stores/ over any `Executor`, and each
+backend's own), both executors and both bundles satisfy bot/storage/contract.py and
+bot/storage/sql.py (so the contract itself imports neither backend).
 
 `open_for_run` is what `tpquiz run` holds while it serves: the stores and what keeps a
 second process out, SQLite's run lock on the file or PostgreSQL's shard locks (claimed
@@ -88,61 +89,51 @@ if TYPE_CHECKING:
         TestRunsContract,
     )
     from bot.storage.pg.answers import PgAnswerStore
-    from bot.storage.pg.daily import PgDailyStore
     from bot.storage.pg.db import PgDatabase
-    from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+    from bot.storage.pg.executor import PgExecutor
     from bot.storage.pg.itemstats import PgItemStatsStore
-    from bot.storage.pg.posts import PgPostStore
     from bot.storage.pg.privacy import PgPrivacyStore
-    from bot.storage.pg.reads import PgCardStore, PgProgressStore
-    from bot.storage.pg.reminders import PgReminderStore
-    from bot.storage.pg.reports import PgReportStore
     from bot.storage.pg.standings import PgStandings
-    from bot.storage.pg.test_runs import PgTestRunStore
+    from bot.storage.sql import Executor
     from bot.storage.sqlite.answers import AnswerStore
-    from bot.storage.sqlite.daily import DailyStore
     from bot.storage.sqlite.db import Database
-    from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+    from bot.storage.sqlite.executor import SqliteExecutor
     from bot.storage.sqlite.items import ItemStatsStore
-    from bot.storage.sqlite.posts import PostStore
     from bot.storage.sqlite.privacy import PrivacyStore
-    from bot.storage.sqlite.reads import CardStore, ProgressStore
-    from bot.storage.sqlite.reminders import ReminderStore
-    from bot.storage.sqlite.reports import ReportStore
     from bot.storage.sqlite.standings import Standings
-    from bot.storage.sqlite.test_runs import TestRunStore
+    from bot.storage.stores.daily import DailyStore
+    from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
+    from bot.storage.stores.posts import PostStore
+    from bot.storage.stores.reads import CardStore, ProgressStore
+    from bot.storage.stores.reminders import ReminderStore
+    from bot.storage.stores.reports import ReportStore
+    from bot.storage.stores.test_runs import TestRunStore
 
-    def _conforms(db: Database, pg: PgDatabase) -> None:
-        """Never called: mypy checks that each store satisfies its contract."""
-        guilds: GuildsContract = GuildSettingsStore(db)
-        meta: MetaContract = MetaStore(db)
-        posts: PostsContract = PostStore(db)
+    def _conforms(db: Database, pg: PgDatabase, shared: Executor) -> None:
+        """Never called: mypy checks that each store satisfies its contract (the shared
+        ones over any executor), and that both backends' executors are executors."""
+        executor: Executor = SqliteExecutor(db)
+        executor = PgExecutor(pg)
+        del executor
+        guilds: GuildsContract = GuildSettingsStore(shared)
+        meta: MetaContract = MetaStore(shared)
+        posts: PostsContract = PostStore(shared)
+        test_runs: TestRunsContract = TestRunStore(shared)
+        daily: DailyContract = DailyStore(shared)
+        cards: CardsContract = CardStore(shared)
+        progress: ProgressContract = ProgressStore(shared)
+        reminders: RemindersContract = ReminderStore(shared)
+        reports: ReportsContract = ReportStore(shared)
+        del guilds, meta, posts, test_runs, daily, cards, progress, reminders, reports
         answers: AnswersContract = AnswerStore(db)
         standings: StandingsContract = Standings(db)
-        test_runs: TestRunsContract = TestRunStore(db)
-        daily: DailyContract = DailyStore(db)
-        cards: CardsContract = CardStore(db)
-        progress: ProgressContract = ProgressStore(db)
-        reminders: RemindersContract = ReminderStore(db)
         privacy: PrivacyContract = PrivacyStore(db)
-        reports: ReportsContract = ReportStore(db)
         items: ItemStatsContract = ItemStatsStore(db)
-        items = PgItemStatsStore(pg)
-        del items
-        guilds = PgGuildSettingsStore(pg)
-        meta = PgMetaStore(pg)
-        posts = PgPostStore(pg)
-        test_runs = PgTestRunStore(pg)
-        cards = PgCardStore(pg)
-        progress = PgProgressStore(pg)
-        reminders = PgReminderStore(pg)
+        answers = PgAnswerStore(pg)
         standings = PgStandings(pg)
         privacy = PgPrivacyStore(pg)
-        reports = PgReportStore(pg)
-        answers = PgAnswerStore(pg)
-        daily = PgDailyStore(pg)
-        del guilds, meta, posts, answers, standings, test_runs, daily, cards, progress
-        del reminders, privacy, reports
+        items = PgItemStatsStore(pg)
+        del answers, standings, privacy, items
         bundle: StorageContract = Storage(db)
         bundle = PgStorage(pg)
         del bundle

@@ -14,6 +14,7 @@ each server gets its daily question once, posted by the process owning its shard
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +191,17 @@ def daily_posts(pair: Pair) -> dict[int, int]:
     return found
 
 
+async def _logged(bot: BotProcess, text: str) -> None:
+    """Return once `text` is in the bot's log; fail with the log after START_TIMEOUT s
+    (polling the log file: the condition is the line itself, as test_pg_restart.py polls
+    the lock)."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while text not in bot.log_text():
+        assert time.monotonic() < deadline, f"{text!r} not logged:\n{bot.log_text()}"
+        assert bot.running(), bot.log_text()
+        await asyncio.sleep(0.05)
+
+
 async def test_both_processes_ticking_post_each_servers_daily_question_once(pair: Pair) -> None:
     # Daily posts on in a server of each shard, due since midnight UTC today (the
     # schedule was set long before), written before either process starts.
@@ -221,8 +233,11 @@ async def test_both_processes_ticking_post_each_servers_daily_question_once(pair
 
     assert daily_posts(pair) == {GUILD_0 + 1: 1, GUILD_1 + 1: 1}
 
-    # Each process saw exactly its own shard's server as due and posted it.
+    # Each process saw exactly its own shard's server as due and posted it. The tick's
+    # summary line is written after Discord answered the post, so the loopback can see
+    # the post before the line is in the log: wait for the line, not for a time.
     for shard, bot in enumerate(bots):
+        await _logged(bot, "daily tick:")
         lines = bot.log_text().splitlines()
         ticks = [line for line in lines if "daily tick:" in line]
         assert len(ticks) == 1 and "1 due, 1 posted, 0 failed" in ticks[0], bot.log_text()

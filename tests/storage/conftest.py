@@ -28,27 +28,16 @@ from bot.storage.contract import (
     TestRunsContract,
 )
 from bot.storage.pg.answers import PgAnswerStore
-from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
-from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
-from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.executor import PgExecutor
 from bot.storage.pg.privacy import PgPrivacyStore
-from bot.storage.pg.reads import PgCardStore, PgProgressStore
-from bot.storage.pg.reminders import PgReminderStore
-from bot.storage.pg.reports import PgReportStore
 from bot.storage.pg.standings import PgStandings
-from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.sqlite.answers import AnswerStore
-from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
-from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
-from bot.storage.sqlite.posts import PostStore
+from bot.storage.sqlite.executor import SqliteExecutor
 from bot.storage.sqlite.privacy import PrivacyStore
-from bot.storage.sqlite.reads import CardStore, ProgressStore
-from bot.storage.sqlite.reminders import ReminderStore
-from bot.storage.sqlite.reports import ReportStore
 from bot.storage.sqlite.standings import Standings
-from bot.storage.sqlite.test_runs import TestRunStore
+from bot.storage.stores.bundle import SharedStores
 
 
 @dataclass
@@ -119,17 +108,9 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
         try:
             yield Backend(
                 name,
-                guilds=GuildSettingsStore(db),
-                meta=MetaStore(db),
-                posts=PostStore(db),
-                test_runs=TestRunStore(db),
-                reminders=ReminderStore(db),
-                progress=ProgressStore(db),
-                cards=CardStore(db),
+                **vars(SharedStores(SqliteExecutor(db))),
                 privacy=PrivacyStore(db),
-                reports=ReportStore(db),
                 answers=AnswerStore(db),
-                daily=DailyStore(db),
                 standings=Standings(db),
                 execute=lite,
                 scalar=lite_scalar,
@@ -155,17 +136,9 @@ async def backend(backend_target: tuple[str, str]) -> AsyncIterator[Backend]:
     try:
         yield Backend(
             name,
-            guilds=PgGuildSettingsStore(pg),
-            meta=PgMetaStore(pg),
-            posts=PgPostStore(pg),
-            test_runs=PgTestRunStore(pg),
-            reminders=PgReminderStore(pg),
-            progress=PgProgressStore(pg),
-            cards=PgCardStore(pg),
+            **vars(SharedStores(PgExecutor(pg))),
             privacy=PgPrivacyStore(pg),
-            reports=PgReportStore(pg),
             answers=PgAnswerStore(pg),
-            daily=PgDailyStore(pg),
             standings=PgStandings(pg),
             execute=post,
             scalar=pg_scalar,

@@ -20,9 +20,10 @@ from bot.quiz.model import Question
 from bot.quiz.scoring import AnswerResult
 from bot.storage.pg import clicks as pg_clicks
 from bot.storage.pg.answers import PgAnswerStore
-from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import MIGRATION_LOCK, PgDatabase
-from bot.storage.pg.posts import PgPostStore
+from bot.storage.pg.executor import PgExecutor
+from bot.storage.stores.daily import DailyStore
+from bot.storage.stores.posts import PostStore
 from tests.factories import make_bank
 
 GUILD = 111
@@ -46,7 +47,7 @@ async def processes(pg_url: str) -> AsyncIterator[list[PgDatabase]]:
 
 
 async def _post(db: PgDatabase, kind: str = "question") -> int:
-    post = await PgPostStore(db).create(
+    post = await PostStore(PgExecutor(db)).create(
         guild_id=GUILD,
         channel_id=5,
         question_id=QUESTION.id,
@@ -179,7 +180,7 @@ async def test_a_click_racing_the_close_from_another_process_scores_nothing(
     # for it, and a click behind the closer then finds the post closed.
     async with other.transaction() as conn:
         await conn.execute("SELECT id FROM posts WHERE id = $1 FOR NO KEY UPDATE", post)
-        closing = asyncio.create_task(PgDailyStore(processes[2]).close(post, 5_000))
+        closing = asyncio.create_task(DailyStore(PgExecutor(processes[2])).close(post, 5_000))
         await _wait_for_lock_waiters(db, 1)
         late = asyncio.create_task(_click(processes[3], post, 2, choice=3))
         await _wait_for_lock_waiters(db, 2)

@@ -1,7 +1,7 @@
 """The daily claim of one (server, local date) by two processes at the same moment.
 
 Two bot processes ticking their daily schedulers (issue 15) may both find a server due
-and claim its day at once. bot/storage/pg/daily.py `claim` relies on the settings row
+and claim its day at once. bot/storage/stores/daily.py `claim` relies on the settings row
 lock taken by its conditional UPDATE (the second claimer waits for the first to commit,
 then re-checks the condition and gets no row) and on the slot's primary key. A test that
 only fires claims together may let one finish before the other starts; here a third
@@ -17,9 +17,10 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
+from bot.storage.pg.executor import PgExecutor
 from bot.storage.records import Post
+from bot.storage.stores.daily import DailyStore
 
 GUILD = 111
 DAY = "2026-12-04"
@@ -38,7 +39,7 @@ async def two_processes(pg_url: str) -> AsyncIterator[tuple[PgDatabase, PgDataba
 
 
 async def _claim(db: PgDatabase) -> Post | None:
-    return await PgDailyStore(db).claim(
+    return await DailyStore(PgExecutor(db)).claim(
         GUILD,
         DAY,
         channel_id=5,
@@ -68,7 +69,7 @@ async def test_two_processes_claiming_one_day_at_once_make_one_post(
     two_processes: tuple[PgDatabase, PgDatabase], pg_url: str
 ) -> None:
     first, second = two_processes
-    await PgDailyStore(first).set_schedule(
+    await DailyStore(PgExecutor(first)).set_schedule(
         GUILD, channel_id=5, post_time="09:00", timezone="UTC", now_ms=0
     )
     blocker = await asyncpg.connect(pg_url)

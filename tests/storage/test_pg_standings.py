@@ -12,10 +12,12 @@ import pytest
 from bot.storage.copy import copy_from_sqlite
 from bot.storage.periods import DAY_MS, month_start_ms, week_start_ms
 from bot.storage.pg.db import PgDatabase
-from bot.storage.pg.posts import PgPostStore
-from bot.storage.pg.standings import PgStandings, positional
+from bot.storage.pg.executor import PgExecutor
+from bot.storage.pg.standings import PgStandings
 from bot.storage.problems import DatabaseUnusable
+from bot.storage.sql import Dialect, Query
 from bot.storage.sqlite import Storage
+from bot.storage.stores.posts import PostStore
 from tests.factories import make_bank
 
 GUILDS = (7, 2**62)
@@ -84,7 +86,7 @@ async def test_the_copy_holds_every_row(both, tmp_path: Path) -> None:  # type: 
             assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == count, table
     assert copied["answers"] > 100 and copied["member_periods"] > 0 and copied["cards"] > 0
     # The identity moved past the copied ids: the next post gets a fresh one.
-    post = await PgPostStore(pg).create(
+    post = await PostStore(PgExecutor(pg)).create(
         guild_id=1, channel_id=1, question_id="q", order=(0,), language="en", now_ms=0
     )
     assert post.id == copied["posts"] + 1
@@ -130,8 +132,8 @@ async def test_every_members_stats_are_the_same_on_both(both) -> None:  # type: 
 
 
 def test_named_parameters_become_numbered_ones() -> None:
-    sql, args = positional(
-        "SELECT :a, :b::text, :a WHERE x = :c", {"a": 1, "b": "two", "c": None, "d": 4}
+    sql, args = Query("SELECT :a, :b::text, :a WHERE x = :c").bind(
+        Dialect.POSTGRESQL, {"a": 1, "b": "two", "c": None, "d": 4}
     )
     assert sql == "SELECT $1, $2::text, $1 WHERE x = $3"
     assert args == [1, "two", None]

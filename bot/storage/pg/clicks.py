@@ -38,7 +38,6 @@ Here each click has its own pooled connection and the server commits many at onc
 from __future__ import annotations
 
 import hashlib
-import re
 
 import asyncpg
 
@@ -56,27 +55,13 @@ from bot.storage.click_read import (
 from bot.storage.periods import period_buckets
 from bot.storage.pg.db import MIGRATION_LOCK, PgDatabase
 from bot.storage.records import card_values
+from bot.storage.sql import Dialect, Query
 
 __all__ = ["member_lock_key", "record_click"]
 
-_NAMED = re.compile(r"(?<!:):([a-z_]+)")
-
-
-def positional(sql: str) -> tuple[str, list[str]]:
-    """SQLite's `:name` placeholders as PostgreSQL's $1, $2, ...; and the names in order."""
-    names: list[str] = []
-
-    def number(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in names:
-            names.append(name)
-        return f"${names.index(name) + 1}"
-
-    return _NAMED.sub(number, sql), names
-
-
-_READ_POST = positional(BEFORE_POST)
-_READ_TEST = positional(BEFORE_TEST)
+#: The click's read in asyncpg's numbered form, once at import (bot/storage/sql.py).
+_READ_POST = Query(BEFORE_POST).compile(Dialect.POSTGRESQL)
+_READ_TEST = Query(BEFORE_TEST).compile(Dialect.POSTGRESQL)
 
 #: Lock the post row, then the member (see the module docstring for the order). The
 #: aggregate makes the post's lock come first: it is complete before the outer row.
@@ -137,8 +122,8 @@ async def _attempt(db: PgDatabase, click: Click) -> AnswerResult | None:
 async def read_before(conn: asyncpg.Connection, click: Click, buckets: Buckets) -> ClickBefore:
     """What the rules need about `click`, in one statement (after the click's locks)."""
     values = before_values(click, buckets)
-    sql, names = _READ_POST if click.post_id is not None else _READ_TEST
-    record = await conn.fetchrow(sql, *(values[n] for n in names))
+    read = _READ_POST if click.post_id is not None else _READ_TEST
+    record = await conn.fetchrow(read.sql, *read.args(values))
     assert record is not None  # FROM (SELECT 1): always one row
     return before_of(click, tuple(record))
 

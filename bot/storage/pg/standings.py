@@ -1,8 +1,8 @@
 """Leaderboards and member statistics on PostgreSQL: the twin of bot/storage/sqlite/standings.py.
 
-The same index ranges over the same summaries (members, member_periods, score_counts; see the
-SQLite module for why each is an index range), so the same data ranks the same on both
-backends: tests/storage/test_pg_standings.py copies one SQLite database into PostgreSQL
+The same index ranges over the same summaries (members, member_periods, score_counts:
+the sources and the SQL of "members ahead" are bot/storage/standings_sql.py's, shared
+with SQLite), so the same data ranks the same on both backends: tests/storage/test_pg_standings.py copies one SQLite database into PostgreSQL
 and compares every page, position and member's statistics. The differences are the
 driver's: numbered parameters, LIMIT NULL for "no limit", and question_ids read as json.
 
@@ -22,40 +22,25 @@ kind, never on the values.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import asyncpg
 
 from bot.quiz.scoring import MemberScore
-from bot.storage.periods import month_start_ms, week_start_ms
 from bot.storage.pg.db import PgDatabase
 from bot.storage.records import LEADERBOARD_ORDER, MemberStats, RankedScore
-
-_NAMED = re.compile(r"(?<!:):([a-z_]+)\b")
-
-
-def positional(sql: str, params: Mapping[str, object]) -> tuple[str, list[object]]:
-    """`:name` parameters as PostgreSQL's $1, $2, ... (one number per name) and their values."""
-    numbers: dict[str, int] = {}
-
-    def number(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in numbers:
-            numbers[name] = len(numbers) + 1
-        return f"${numbers[name]}"
-
-    text = _NAMED.sub(number, sql)
-    return text, [params[name] for name in numbers]
-
-
-@dataclass(frozen=True, slots=True)
-class _Source:
-    table: str
-    where: str
-    params: dict[str, object]
-    counts: tuple[str, int] | None = None
+from bot.storage.sql import Dialect, Query
+from bot.storage.standings_sql import (
+    LATER_BUCKET,
+    Source,
+    ahead_sql,
+    all_time,
+    bucket,
+    buckets_at,
+    current_source,
+    page_ranks,
+    raw,
+)
 
 
 class PgStandings:
@@ -65,55 +50,24 @@ class PgStandings:
         self.db = db
 
     async def _fetch(self, sql: str, params: Mapping[str, object]) -> list[asyncpg.Record]:
-        text, args = positional(sql, params)
+        # Numbered once per shape of statement (the source's kind): bot/storage/sql.py.
+        text, args = Query(sql).bind(Dialect.POSTGRESQL, params)
         return await self.db.fetch(text, *args)
 
-    def _guess(self, guild_id: int, since_ms: int | None) -> tuple[_Source, str]:
+    def _guess(self, guild_id: int, since_ms: int | None) -> tuple[Source, str]:
         """The source without asking the server, and SQL that is TRUE when the guess
         must be checked again (a later bucket exists, so this one is not current)."""
         if since_ms is None:
-            return _Source("members", "guild_id = :guild", {"guild": guild_id}, ("all", 0)), "FALSE"
-        for period, start in (
-            ("week", week_start_ms(since_ms)),
-            ("month", month_start_ms(since_ms)),
-        ):
-            if start == since_ms:
-                return _Source(
-                    "member_periods",
-                    "guild_id = :guild AND period = :period AND starts_at = :start",
-                    {"guild": guild_id, "period": period, "start": since_ms},
-                    (period, since_ms),
-                ), (
-                    "EXISTS (SELECT 1 FROM member_periods WHERE guild_id = :guild"
-                    " AND period = :period AND starts_at > :start)"
-                )
-        return _raw(guild_id, since_ms), "FALSE"
+            return all_time(guild_id), "FALSE"
+        found = buckets_at(since_ms)
+        if found:
+            period, start = found[0]
+            return bucket(guild_id, period, start), f"EXISTS ({LATER_BUCKET})"
+        return raw(guild_id, since_ms), "FALSE"
 
-    async def _source(self, guild_id: int, since_ms: int | None) -> _Source:
+    async def _source(self, guild_id: int, since_ms: int | None) -> Source:
         """The source, checked with the server (the slow path: a guess was not current)."""
-        if since_ms is not None:
-            for period, start in (
-                ("week", week_start_ms(since_ms)),
-                ("month", month_start_ms(since_ms)),
-            ):
-                if start != since_ms:
-                    continue
-                later = await self.db.fetch(
-                    "SELECT 1 FROM member_periods WHERE guild_id = $1 AND period = $2"
-                    " AND starts_at > $3 LIMIT 1",
-                    guild_id,
-                    period,
-                    since_ms,
-                )
-                if not later:
-                    return _Source(
-                        "member_periods",
-                        "guild_id = :guild AND period = :period AND starts_at = :start",
-                        {"guild": guild_id, "period": period, "start": since_ms},
-                        (period, since_ms),
-                    )
-            return _raw(guild_id, since_ms)
-        return self._guess(guild_id, since_ms)[0]
+        return await current_source(self._fetch, guild_id, since_ms)
 
     async def page(
         self, guild_id: int, since_ms: int | None, *, offset: int, limit: int
@@ -131,24 +85,12 @@ class PgStandings:
         total = int(rows[0]["total"])
         if limit == 0 or offset >= total:
             return [], total
-        ranked: list[RankedScore] = []
-        for index, row in enumerate(r for r in rows if r["user_id"] is not None):
-            score = MemberScore(*tuple(row)[3:])
-            previous = ranked[-1] if ranked else None
-            if previous is not None and (previous.score.points, previous.score.correct) == (
-                score.points,
-                score.correct,
-            ):
-                rank = previous.rank
-            elif previous is not None:
-                rank = offset + index + 1  # every row before it is strictly ahead
-            else:
-                rank = 1 + int(row["ahead"])
-            ranked.append(RankedScore(rank, score))
-        return ranked, total
+        page = [row for row in rows if row["user_id"] is not None]
+        scores = [MemberScore(*tuple(row)[3:]) for row in page]
+        return page_ranks(scores, offset, int(page[0]["ahead"]) if page else 0), total
 
     async def _page_rows(
-        self, src: _Source, later: str, offset: int, limit: int
+        self, src: Source, later: str, offset: int, limit: int
     ) -> list[asyncpg.Record]:
         """One header row (later, total, ahead of the first row) joined to the page's
         rows, in leaderboard order; one row with a NULL user_id for an empty page."""
@@ -165,7 +107,7 @@ class PgStandings:
             f" SELECT h.later, h.total, f.ahead, p.user_id, p.name, p.points, p.answered,"
             f" p.correct, p.streak, p.best_streak"
             f" FROM (SELECT {later} AS later, {total} AS total) AS h"
-            f" LEFT JOIN LATERAL (SELECT {self._ahead_sql(src, 'f0.points', 'f0.correct')}"
+            f" LEFT JOIN LATERAL (SELECT {ahead_sql(src, 'f0.points', 'f0.correct')}"
             "  AS ahead FROM (SELECT points, correct FROM s"
             f" ORDER BY {LEADERBOARD_ORDER} LIMIT 1) AS f0)"
             f"  AS f ON TRUE"
@@ -175,35 +117,17 @@ class PgStandings:
             f"  LEFT JOIN members m ON m.guild_id = :guild AND m.user_id = s.user_id) AS p"
             f"  ON TRUE"
             f" ORDER BY p.points DESC, p.correct DESC, p.answered ASC, p.user_id ASC",
-            self._params(src, limit=None if limit < 0 else limit, offset=offset),
+            src.with_params(limit=None if limit < 0 else limit, offset=offset),
         )
 
-    def _ahead_sql(self, src: _Source, points: str, correct: str) -> str:
-        """SQL for the number of members strictly ahead of (points, correct)."""
-        if src.counts is not None:
-            return (
-                "(SELECT COALESCE(SUM(members), 0) FROM score_counts"
-                " WHERE guild_id = :guild AND period = :cp AND starts_at = :cs"
-                f" AND (points > {points} OR (points = {points} AND correct > {correct})))"
-            )
-        return (
-            f"((SELECT COUNT(*) FROM {src.table} WHERE {src.where} AND points > {points})"
-            f" + (SELECT COUNT(*) FROM {src.table} WHERE {src.where}"
-            f" AND points = {points} AND correct > {correct}))"
-        )
-
-    def _params(self, src: _Source, **more: object) -> dict[str, object]:
-        counts = {"cp": src.counts[0], "cs": src.counts[1]} if src.counts else {}
-        return {**src.params, **counts, **more}
-
-    def _position_sql(self, src: _Source) -> str:
+    def _position_sql(self, src: Source) -> str:
         """The member's row, the members strictly ahead (their rank - 1) and the members
         tied with them but listed before them (their row index), as columns of `p`."""
         t, w = src.table, src.where
         return (
             f"SELECT s.points, s.answered, s.correct, COALESCE(m.name, '') AS name,"
             f" COALESCE(m.streak, 0) AS streak, COALESCE(m.best_streak, 0) AS best_streak,"
-            f" {self._ahead_sql(src, 's.points', 's.correct')} AS ahead,"
+            f" {ahead_sql(src, 's.points', 's.correct')} AS ahead,"
             f" (SELECT COUNT(*) FROM {t} WHERE {w} AND points = s.points"
             f"  AND correct = s.correct AND (answered < s.answered"
             f"  OR (answered = s.answered AND user_id < s.user_id))) AS tied_before"
@@ -220,13 +144,13 @@ class PgStandings:
         src, later = self._guess(guild_id, since_ms)
         sql = "SELECT h.later, p.* FROM (SELECT {later} AS later) AS h LEFT JOIN LATERAL ({pos}) AS p ON TRUE"
         (row,) = await self._fetch(
-            sql.format(later=later, pos=self._position_sql(src)), self._params(src, user=user_id)
+            sql.format(later=later, pos=self._position_sql(src)), src.with_params(user=user_id)
         )
         if row["later"]:
             src = await self._source(guild_id, since_ms)
             (row,) = await self._fetch(
                 sql.format(later="FALSE", pos=self._position_sql(src)),
-                self._params(src, user=user_id),
+                src.with_params(user=user_id),
             )
         return _ranked(user_id, row)
 
@@ -246,7 +170,7 @@ class PgStandings:
             f"  json_array_length(question_ids::json) AS questions FROM test_runs"
             f"  WHERE guild_id = :guild AND user_id = :user AND finished_at IS NOT NULL"
             f"  ORDER BY score DESC, finished_at ASC LIMIT 1) AS bt ON TRUE",
-            self._params(src, user=user_id),
+            src.with_params(user=user_id),
         )
         ranked = _ranked(user_id, found[0]) if found else None
         if ranked is None:
@@ -272,17 +196,6 @@ class PgStandings:
         """Every ranked member, for `tpquiz leaderboard` (admins and scripts)."""
         rows, _ = await self.page(guild_id, since_ms, offset=0, limit=-1)
         return rows
-
-
-def _raw(guild_id: int, since_ms: int) -> _Source:
-    """The exact aggregation over `answers` since any instant (the bot never asks)."""
-    return _Source(
-        "(SELECT user_id, SUM(points) AS points, COUNT(*) AS answered,"
-        " SUM(correct) AS correct FROM answers"
-        " WHERE guild_id = :guild AND answered_at >= :since GROUP BY user_id) AS raw",
-        "TRUE",
-        {"guild": guild_id, "since": since_ms},
-    )
 
 
 def _ranked(user_id: int, row: asyncpg.Record) -> tuple[RankedScore, int] | None:

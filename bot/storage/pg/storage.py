@@ -2,7 +2,9 @@
 
 Opened through `bot.storage.factory.open_storage`, the one place that chooses a backend.
 
-Every store has its PostgreSQL twin now (issue 15), imported here directly.
+The stores whose SQL both backends share (bot/storage/stores/, `SharedStores`) run over
+`PgExecutor` (asyncpg); the click, the standings, member deletion and export and the
+item statistics are PostgreSQL's own, in this package.
 """
 
 from __future__ import annotations
@@ -12,39 +14,26 @@ from pathlib import Path
 
 from bot.infra.config import DatabaseUrl
 from bot.storage.pg.answers import PgAnswerStore
-from bot.storage.pg.daily import PgDailyStore
 from bot.storage.pg.db import PgDatabase
-from bot.storage.pg.guilds import PgGuildSettingsStore, PgMetaStore
+from bot.storage.pg.executor import PgExecutor
 from bot.storage.pg.itemstats import PgItemStatsStore
-from bot.storage.pg.posts import PgPostStore
 from bot.storage.pg.privacy import PgPrivacyStore
-from bot.storage.pg.reads import PgCardStore, PgProgressStore
-from bot.storage.pg.reminders import PgReminderStore
-from bot.storage.pg.reports import PgReportStore
 from bot.storage.pg.standings import PgStandings
-from bot.storage.pg.test_runs import PgTestRunStore
 from bot.storage.records import StorageHealth
+from bot.storage.stores.bundle import SharedStores
 
 __all__ = ["PgStorage"]
 
 
-class PgStorage:
+class PgStorage(SharedStores):
     """Every store over one PostgreSQL database, and the contract's hooks."""
 
     def __init__(self, db: PgDatabase) -> None:
+        super().__init__(PgExecutor(db))
         self.db = db
-        self.posts = PgPostStore(db)
         self.answers = PgAnswerStore(db)
         self.standings = PgStandings(db)
-        self.test_runs = PgTestRunStore(db)
-        self.guilds = PgGuildSettingsStore(db)
-        self.meta = PgMetaStore(db)
-        self.daily = PgDailyStore(db)
-        self.cards = PgCardStore(db)
-        self.progress = PgProgressStore(db)
-        self.reminders = PgReminderStore(db)
         self.privacy = PgPrivacyStore(db)
-        self.reports = PgReportStore(db)
         self.items = PgItemStatsStore(db)
 
     @classmethod

@@ -1,4 +1,9 @@
-"""SQLite behind the storage contract. `Storage` bundles the stores over one database file."""
+"""SQLite behind the storage contract. `Storage` bundles the stores over one database file.
+
+The stores whose SQL both backends share (bot/storage/stores/, `SharedStores`) run over
+`SqliteExecutor` (aiosqlite); the click, the standings, member deletion and export and
+the item statistics are SQLite's own, here beside it.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +12,25 @@ from pathlib import Path
 
 from bot.storage.records import StorageHealth
 from bot.storage.sqlite.answers import AnswerStore
-from bot.storage.sqlite.daily import DailyStore
 from bot.storage.sqlite.db import Database
-from bot.storage.sqlite.guilds import GuildSettingsStore, MetaStore
+from bot.storage.sqlite.executor import SqliteExecutor
 from bot.storage.sqlite.items import ItemStatsStore
-from bot.storage.sqlite.posts import PostStore
 from bot.storage.sqlite.privacy import PrivacyStore
-from bot.storage.sqlite.reads import CardStore, ProgressStore
-from bot.storage.sqlite.reminders import ReminderStore
-from bot.storage.sqlite.reports import ReportStore
 from bot.storage.sqlite.standings import Standings
-from bot.storage.sqlite.test_runs import TestRunStore
+from bot.storage.stores.bundle import SharedStores
 
 __all__ = ["Database", "Storage"]
 
 
-class Storage:
+class Storage(SharedStores):
+    """Every store over one SQLite database file, and the contract's hooks."""
+
     def __init__(self, db: Database) -> None:
+        super().__init__(SqliteExecutor(db))
         self.db = db
-        self.posts = PostStore(db)
         self.answers = AnswerStore(db)
         self.standings = Standings(db)
-        self.test_runs = TestRunStore(db)
-        self.guilds = GuildSettingsStore(db)
-        self.meta = MetaStore(db)
-        self.daily = DailyStore(db)
-        self.cards = CardStore(db)
-        self.progress = ProgressStore(db)
-        self.reminders = ReminderStore(db)
         self.privacy = PrivacyStore(db)
-        self.reports = ReportStore(db)
         self.items = ItemStatsStore(db)
 
     @classmethod

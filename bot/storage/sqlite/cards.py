@@ -6,8 +6,9 @@ so an acknowledged answer always has its card; `seed_from_answers` inside the mi
 transaction; `delete_member`, `delete_guild` and `export_member` inside the transaction
 of the member-deletion and export commands. What a card becomes is decided by
 `bot.quiz.memory`; this module reads and writes it. The async read the review round
-makes (`CardStore`) is in reads.py, so that this module needs nothing of the database
-class: the migrations (migrate.py) import its seeding step.
+makes (`CardStore`) is in bot/storage/stores/reads.py, shared with PostgreSQL, so that
+this module needs nothing of the database class: the migrations (migrate.py) import its
+seeding step.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from bot.infra.runlock import running_pid
 
 if TYPE_CHECKING:
     from bot.infra.config import Settings
-    from bot.storage.sqlite.privacy import PendingRemoval
+    from bot.storage.records import PendingRemoval
 
 __all__ = ["check_database"]
 

@@ -1,22 +1,25 @@
 """Forget and export a member, forget a server, and servers pending deletion.
 
 The async face of `bot.storage.sqlite.members` (which lists what is deleted and exported): each
-operation is one trip to the database thread, a deletion one transaction.
+operation is one trip to the database thread, a deletion one transaction. Pending
+removals are recorded, cancelled, listed and walked as on PostgreSQL (`PendingRemovals`,
+bot/storage/stores/removals.py).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from typing import Any
 
-from bot.storage.records import PendingRemoval
 from bot.storage.sqlite import members
 from bot.storage.sqlite.db import Database
+from bot.storage.sqlite.executor import SqliteExecutor
+from bot.storage.stores.removals import PendingRemovals
 
 
-class PrivacyStore:
+class PrivacyStore(PendingRemovals):
     def __init__(self, db: Database) -> None:
+        super().__init__(SqliteExecutor(db))
         self.db = db
 
     async def forget_member(self, guild_id: int, user_id: int) -> dict[str, int]:
@@ -37,66 +40,17 @@ class PrivacyStore:
         """Delete everything about the server and its members, its pending removal too."""
         return await self.db.run_transaction(lambda conn: members.delete_guild(conn, guild_id))
 
-    async def mark_removed(self, guild_id: int, now_ms: int, due_ms: int) -> None:
-        """The bot was removed from the server: delete its data at `due_ms`.
+    async def _delete_if_due(self, guild_id: int, now_ms: int) -> bool:
+        """One trip to the database thread: the check and the deletion's steps."""
 
-        A second removal event (a replayed GUILD_DELETE) keeps the first, earlier date.
-        """
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO guild_removals (guild_id, removed_at, due_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (guild_id) DO NOTHING",
-                (guild_id, now_ms, due_ms),
-            )
-
-    async def cancel_removal(self, guild_id: int) -> bool:
-        """The bot is in the server again: keep its data. True if a deletion was pending.
-
-        Called for every server at each start: a read first, a write only when needed.
-        """
-        async with self.db.conn.execute(
-            "SELECT 1 FROM guild_removals WHERE guild_id = ?", (guild_id,)
-        ) as cur:
-            if await cur.fetchone() is None:
+        def work(conn: sqlite3.Connection) -> bool:
+            due = conn.execute(
+                "SELECT 1 FROM guild_removals WHERE guild_id = ? AND due_at <= ?",
+                (guild_id, now_ms),
+            ).fetchone()
+            if due is None:
                 return False
-        async with self.db.transaction() as conn:
-            cur = await conn.execute("DELETE FROM guild_removals WHERE guild_id = ?", (guild_id,))
-            return cur.rowcount > 0
+            members.delete_guild(conn, guild_id)
+            return True
 
-    async def pending_removals(self) -> list[PendingRemoval]:
-        async with self.db.conn.execute(
-            "SELECT guild_id, removed_at, due_at FROM guild_removals ORDER BY due_at, guild_id"
-        ) as cur:
-            rows = await cur.fetchall()
-        return [PendingRemoval(int(r[0]), int(r[1]), int(r[2])) for r in rows]
-
-    async def delete_due(
-        self, now_ms: int, *, owns: Callable[[int], bool] | None = None
-    ) -> list[int]:
-        """Delete every server whose removal is due at `now_ms`; the servers deleted.
-
-        One transaction per server, so a large server does not hold the write lock for
-        all of them; the check of `due_at` is inside it, so a GUILD_CREATE that cancelled
-        the removal in between wins. `owns` (a process's shards, bot/infra/shards.py) skips
-        the servers another process deletes.
-        """
-        deleted = []
-        for pending in await self.pending_removals():
-            if pending.due_at > now_ms:
-                break
-            if owns is not None and not owns(pending.guild_id):
-                continue
-
-            def work(conn: sqlite3.Connection, guild_id: int = pending.guild_id) -> bool:
-                due = conn.execute(
-                    "SELECT 1 FROM guild_removals WHERE guild_id = ? AND due_at <= ?",
-                    (guild_id, now_ms),
-                ).fetchone()
-                if due is None:
-                    return False
-                members.delete_guild(conn, guild_id)
-                return True
-
-            if await self.db.run_transaction(work):
-                deleted.append(pending.guild_id)
-        return deleted
+        return await self.db.run_transaction(work)

@@ -1,21 +1,34 @@
-"""Problem reports: filed by members, listed for admins and maintainers, resolved.
+"""Problem reports as plain `sqlite3` functions, for the callers that hold a connection.
 
-Plain `sqlite3` functions, run on the bot's database thread (`Database.run_transaction`,
-`Database.run_read`) or on the command line's own connection. Reports are keyed by
-(guild_id, user_id) so that a member's deletion (`delete_member`) and a server's
-(`delete_guild`) remove them, and `export_member` returns them.
+The bot's report store is bot/storage/stores/reports.py, shared with PostgreSQL; these
+run the same statements (its `Query` constants) on a plain connection: the command
+line's read-only one (bot/storage/sqlite/admin.py), member deletion and export on the
+database thread (bot/storage/sqlite/members.py), the item statistics' open counts
+(items.py). Reports are keyed by (guild_id, user_id) so that a member's deletion
+(`delete_member`) and a server's (`delete_guild`) remove them, and `export_member`
+returns them.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from bot.quiz.reports import DAY_MS, Refusal, clean_body, report_refusal
 from bot.storage.records import REPORT_COLUMNS, Report, reports_of
+from bot.storage.sql import Dialect, Query
+from bot.storage.stores.reports import (
+    COUNT_OPEN,
+    FILE,
+    OPEN_COUNTS,
+    PRIOR,
+    RESOLVE,
+    RESOLVED,
+    find_query,
+)
 
-if TYPE_CHECKING:
-    from bot.storage.sqlite.db import Database
+
+def _run(conn: sqlite3.Connection, query: Query, **params: object) -> sqlite3.Cursor:
+    return conn.execute(*query.bind(Dialect.SQLITE, params))
 
 
 def add_report(
@@ -29,21 +42,24 @@ def add_report(
     body: str | None,
     now_ms: int,
 ) -> Report | Refusal:
-    """File a report, or say why not (`bot.quiz.reports.report_refusal`); run it in a
-    transaction so the limits hold against two submissions at once."""
-    already, recent = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM reports WHERE guild_id = ? AND user_id = ?"
-        "  AND question_id = ?),"
-        " (SELECT COUNT(*) FROM reports WHERE guild_id = ? AND user_id = ? AND created_at > ?)",
-        (guild_id, user_id, question_id, guild_id, user_id, now_ms - DAY_MS),
+    """`ReportStore.add` on a plain connection: run it in a transaction, so that the
+    limits hold against two submissions at once."""
+    already, recent = _run(
+        conn, PRIOR, guild=guild_id, user=user_id, question=question_id, since=now_ms - DAY_MS
     ).fetchone()
     refusal = report_refusal(already_reported=bool(already), in_last_day=int(recent))
     if refusal is not None:
         return refusal
-    cursor = conn.execute(
-        "INSERT INTO reports (guild_id, user_id, question_id, language, reason, body,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING " + REPORT_COLUMNS,
-        (guild_id, user_id, question_id, language, reason, clean_body(body), now_ms),
+    cursor = _run(
+        conn,
+        FILE,
+        guild=guild_id,
+        user=user_id,
+        question=question_id,
+        language=language,
+        reason=reason,
+        body=clean_body(body),
+        now=now_ms,
     )
     return reports_of(cursor.fetchall())[0]
 
@@ -58,47 +74,24 @@ def list_reports(
     offset: int = 0,
 ) -> list[Report]:
     """Reports, newest first: of one server or all, open ones only or all."""
-    where: list[str] = []
-    args: list[object] = []
-    if guild_id is not None:
-        where.append("guild_id = ?")
-        args.append(guild_id)
-    if open_only:
-        where.append("resolved_at IS NULL")
-    if question_id is not None:
-        where.append("question_id = ?")
-        args.append(question_id)
-    clause = f" WHERE {' AND '.join(where)}" if where else ""
-    rows = conn.execute(
-        f"SELECT {REPORT_COLUMNS} FROM reports{clause} ORDER BY created_at DESC, id DESC"
-        " LIMIT ? OFFSET ?",
-        (*args, limit, offset),
+    rows = _run(
+        conn,
+        find_query(guild_id is not None, open_only, question_id is not None),
+        guild=guild_id,
+        question=question_id,
+        limit=None if limit < 0 else limit,
+        offset=offset,
     ).fetchall()
     return reports_of(rows)
 
 
 def count_open(conn: sqlite3.Connection, guild_id: int | None = None) -> int:
-    if guild_id is None:
-        row = conn.execute("SELECT COUNT(*) FROM reports WHERE resolved_at IS NULL").fetchone()
-    else:
-        row = conn.execute(
-            "SELECT COUNT(*) FROM reports WHERE guild_id = ? AND resolved_at IS NULL", (guild_id,)
-        ).fetchone()
-    return int(row[0])
+    return int(_run(conn, COUNT_OPEN[guild_id is not None], guild=guild_id).fetchone()[0])
 
 
 def open_counts(conn: sqlite3.Connection, guild_id: int | None = None) -> dict[str, int]:
     """Open reports per question, of one server or all (the item statistics' count)."""
-    if guild_id is None:
-        rows = conn.execute(
-            "SELECT question_id, COUNT(*) FROM reports WHERE resolved_at IS NULL GROUP BY 1"
-        )
-    else:
-        rows = conn.execute(
-            "SELECT question_id, COUNT(*) FROM reports WHERE guild_id = ? AND resolved_at IS NULL"
-            " GROUP BY 1",
-            (guild_id,),
-        )
+    rows = _run(conn, OPEN_COUNTS[guild_id is not None], guild=guild_id)
     return {str(q): int(n) for q, n in rows}
 
 
@@ -111,20 +104,9 @@ def resolve(
     by: int | None = None,
     guild_id: int | None = None,
 ) -> Report | None:
-    """Mark a report resolved (once: an already resolved one keeps its first note).
-
-    `guild_id` restricts it to one server (an admin resolves only their own server's).
-    Returns the report as it now is, or None when there is no such report (there).
-    """
-    scope, args = ("", ()) if guild_id is None else (" AND guild_id = ?", (guild_id,))
-    conn.execute(
-        "UPDATE reports SET resolved_at = ?, resolved_by = ?, note = ?"
-        f" WHERE id = ? AND resolved_at IS NULL{scope}",
-        (now_ms, by, note, report_id, *args),
-    )
-    rows = conn.execute(
-        f"SELECT {REPORT_COLUMNS} FROM reports WHERE id = ?{scope}", (report_id, *args)
-    ).fetchall()
+    """`ReportStore.resolve` on a plain connection (bot/storage/stores/reports.py)."""
+    _run(conn, RESOLVE, now=now_ms, by=by, note=note, report=report_id, guild=guild_id)
+    rows = _run(conn, RESOLVED, report=report_id, guild=guild_id).fetchall()
     return reports_of(rows)[0] if rows else None
 
 
@@ -148,103 +130,3 @@ def export_member(conn: sqlite3.Connection, guild_id: int, user_id: int) -> list
         (guild_id, user_id),
     ).fetchall()
     return [r.as_dict() for r in reports_of(rows)]
-
-
-def resolve_open(
-    conn: sqlite3.Connection, report_id: int, *, guild_id: int, now_ms: int, by: int
-) -> Report | None:
-    """Resolve an open report of this server (an admin's Resolve button); None when
-    there is no such open report there (already resolved, or another server's)."""
-    changed = conn.execute(
-        "UPDATE reports SET resolved_at = ?, resolved_by = ? WHERE id = ? AND guild_id = ?"
-        " AND resolved_at IS NULL",
-        (now_ms, by, report_id, guild_id),
-    ).rowcount
-    if not changed:
-        return None
-    rows = conn.execute(
-        f"SELECT {REPORT_COLUMNS} FROM reports WHERE id = ?", (report_id,)
-    ).fetchall()
-    return reports_of(rows)[0]
-
-
-class ReportStore:
-    """The async face of the functions above, one trip to the database thread each: the
-    report store of the storage contract (bot/storage/contract.py ReportsContract), whose
-    PostgreSQL twin is bot/storage/pg/reports.py."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    async def add(
-        self,
-        *,
-        guild_id: int,
-        user_id: int,
-        question_id: str,
-        language: str,
-        reason: str,
-        body: str | None,
-        now_ms: int,
-    ) -> Report | Refusal:
-        """File a report, or say why not; the limits are checked in its transaction."""
-        return await self.db.run_transaction(
-            lambda conn: add_report(
-                conn,
-                guild_id=guild_id,
-                user_id=user_id,
-                question_id=question_id,
-                language=language,
-                reason=reason,
-                body=body,
-                now_ms=now_ms,
-            )
-        )
-
-    async def find(
-        self,
-        guild_id: int | None = None,
-        *,
-        open_only: bool = False,
-        question_id: str | None = None,
-        limit: int = -1,
-        offset: int = 0,
-    ) -> list[Report]:
-        return await self.db.run_read(
-            lambda conn: list_reports(
-                conn,
-                guild_id,
-                open_only=open_only,
-                question_id=question_id,
-                limit=limit,
-                offset=offset,
-            )
-        )
-
-    async def count_open(self, guild_id: int | None = None) -> int:
-        return await self.db.run_read(lambda conn: count_open(conn, guild_id))
-
-    async def open_counts(self, guild_id: int | None = None) -> dict[str, int]:
-        return await self.db.run_read(lambda conn: open_counts(conn, guild_id))
-
-    async def resolve(
-        self,
-        report_id: int,
-        *,
-        now_ms: int,
-        note: str | None = None,
-        by: int | None = None,
-        guild_id: int | None = None,
-    ) -> Report | None:
-        return await self.db.run_transaction(
-            lambda conn: resolve(
-                conn, report_id, now_ms=now_ms, note=note, by=by, guild_id=guild_id
-            )
-        )
-
-    async def resolve_open(
-        self, report_id: int, *, guild_id: int, now_ms: int, by: int
-    ) -> Report | None:
-        return await self.db.run_transaction(
-            lambda conn: resolve_open(conn, report_id, guild_id=guild_id, now_ms=now_ms, by=by)
-        )

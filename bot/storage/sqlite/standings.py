@@ -3,36 +3,25 @@
 Sized for a million answers (issue #5): the week and month totals come from
 `member_periods` and the all-time totals from `members`; pages are read from indexes in
 leaderboard order, and the number ranked and each rank are sums over `score_counts`
-(both summaries: migration 0003, kept by `AnswerStore.record`).
+(both summaries: migration 0003, kept by `AnswerStore.record`). Those sources and the
+SQL of "members ahead" are PostgreSQL's too (bot/storage/standings_sql.py); the reads
+here are SQLite's own: several short statements, each one hop to aiosqlite's thread.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from bot.quiz.scoring import MemberScore
-from bot.storage.periods import month_start_ms, week_start_ms
 from bot.storage.records import LEADERBOARD_ORDER, MemberStats, RankedScore
 from bot.storage.sqlite.db import Database
-
-
-@dataclass(frozen=True, slots=True)
-class _Source:
-    """Where a leaderboard's totals come from: a FROM item and its WHERE clause.
-
-    Every query below is an index range on one of these (see `Standings._source`); the
-    raw aggregation over `answers` is the exact fallback for a `since` that is not the
-    start of the current week or month, which the bot never asks for.
-    """
-
-    table: str
-    where: str
-    params: dict[str, object]
-    #: (period, starts_at) of its rows in `score_counts`; None for the raw aggregation.
-    counts: tuple[str, int] | None = None
-
+from bot.storage.standings_sql import (
+    Source,
+    ahead_sql,
+    current_source,
+    page_ranks,
+)
 
 _ORDER_S = "s.points DESC, s.correct DESC, s.answered ASC, s.user_id ASC"
 
@@ -50,36 +39,8 @@ class Standings:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def _source(self, guild_id: int, since_ms: int | None) -> _Source:
-        if since_ms is None:
-            return _Source("members", "guild_id = :guild", {"guild": guild_id}, ("all", 0))
-        for period, start in (
-            ("week", week_start_ms(since_ms)),
-            ("month", month_start_ms(since_ms)),
-        ):
-            if start != since_ms:
-                continue
-            # The bucket holds exactly the answers since its start when no later bucket
-            # exists, i.e. when it is the current one (answers are never in the future).
-            later = await self.db.conn.execute_fetchall(
-                "SELECT 1 FROM member_periods WHERE guild_id = ? AND period = ?"
-                " AND starts_at > ? LIMIT 1",
-                (guild_id, period, since_ms),
-            )
-            if not list(later):
-                return _Source(
-                    "member_periods",
-                    "guild_id = :guild AND period = :period AND starts_at = :start",
-                    {"guild": guild_id, "period": period, "start": since_ms},
-                    (period, since_ms),
-                )
-        return _Source(
-            "(SELECT user_id, SUM(points) AS points, COUNT(*) AS answered,"
-            " SUM(correct) AS correct FROM answers"
-            " WHERE guild_id = :guild AND answered_at >= :since GROUP BY user_id)",
-            "1",
-            {"guild": guild_id, "since": since_ms},
-        )
+    async def _source(self, guild_id: int, since_ms: int | None) -> Source:
+        return await current_source(self._fetch, guild_id, since_ms)
 
     async def _fetch(self, sql: str, params: Mapping[str, object]) -> list[sqlite3.Row]:
         # One trip to aiosqlite's thread (execute + fetch + close would be three).
@@ -112,47 +73,13 @@ class Standings:
             f" ORDER BY {_ORDER_S}",
             {**src.params, "limit": limit, "offset": offset},
         )
-        ranked: list[RankedScore] = []
-        for index, row in enumerate(rows):
-            score = MemberScore(*row)
-            previous = ranked[-1] if ranked else None
-            if previous is not None and (previous.score.points, previous.score.correct) == (
-                score.points,
-                score.correct,
-            ):
-                rank = previous.rank
-            elif previous is not None:
-                rank = offset + index + 1  # every row before it is strictly ahead
-            else:
-                rank = 1 + await self._ahead(src, score.points, score.correct)
-            ranked.append(RankedScore(rank, score))
-        return ranked, total
+        scores = [MemberScore(*row) for row in rows]
+        ahead = await self._ahead(src, scores[0].points, scores[0].correct) if scores else 0
+        return page_ranks(scores, offset, ahead), total
 
-    def _ahead_sql(self, src: _Source, points: str, correct: str) -> str:
-        """SQL for the number of members strictly ahead of (points, correct).
-
-        From `score_counts` a sum over the server's few dozen score pairs; for the raw
-        aggregation, counts of two index ranges.
-        """
-        if src.counts is not None:
-            return (
-                "(SELECT COALESCE(SUM(members), 0) FROM score_counts"
-                " WHERE guild_id = :guild AND period = :cp AND starts_at = :cs"
-                f" AND (points > {points} OR (points = {points} AND correct > {correct})))"
-            )
-        return (
-            f"((SELECT COUNT(*) FROM {src.table} WHERE {src.where} AND points > {points})"
-            f" + (SELECT COUNT(*) FROM {src.table} WHERE {src.where}"
-            f" AND points = {points} AND correct > {correct}))"
-        )
-
-    def _params(self, src: _Source, **more: object) -> dict[str, object]:
-        counts = {"cp": src.counts[0], "cs": src.counts[1]} if src.counts else {}
-        return {**src.params, **counts, **more}
-
-    async def _ahead(self, src: _Source, points: int, correct: int) -> int:
+    async def _ahead(self, src: Source, points: int, correct: int) -> int:
         (row,) = await self._fetch(
-            "SELECT " + self._ahead_sql(src, ":p", ":c"), self._params(src, p=points, c=correct)
+            "SELECT " + ahead_sql(src, ":p", ":c"), src.with_params(p=points, c=correct)
         )
         return int(row[0])
 
@@ -168,14 +95,14 @@ class Standings:
         found = await self._fetch(
             f"SELECT s.points, s.answered, s.correct, COALESCE(m.name, ''),"
             f" COALESCE(m.streak, 0), COALESCE(m.best_streak, 0),"
-            f" {self._ahead_sql(src, 's.points', 's.correct')},"
+            f" {ahead_sql(src, 's.points', 's.correct')},"
             f" (SELECT COUNT(*) FROM {t} WHERE {w} AND points = s.points"
             f"  AND correct = s.correct AND (answered < s.answered"
             f"  OR (answered = s.answered AND user_id < s.user_id)))"
             f" FROM (SELECT user_id, points, answered, correct FROM {t}"
             f"  WHERE {w} AND user_id = :user) AS s"
             f" LEFT JOIN members m ON m.guild_id = :guild AND m.user_id = s.user_id",
-            self._params(src, user=user_id),
+            src.with_params(user=user_id),
         )
         if not found:
             return None

@@ -3,7 +3,7 @@
 --   no open round and each started one, and the member could answer a question once in
 --   each. The README promises that a second `/tpquiz review` continues the open round;
 --   a unique index makes that the database's rule, so the start of a round is one
---   insert-or-get (bot/storage/sqlite/test_runs.py `start_review`) that no race can double.
+--   insert-or-get (bot/storage/stores/test_runs.py `start_review`) that no race can double.
 -- Changes: closes every open review round of a member and server but the newest (the
 --   one `/tpquiz review` has been continuing): finished_at is its last answer's time (its
 --   start when it has none), score its right answers. Then replaces the index

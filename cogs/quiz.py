@@ -27,8 +27,10 @@ from bot.quiz.model import LETTERS, TOPICS, Lang, Question
 from bot.quiz.periods import PERIODS, Period
 from bot.ui import render
 from bot.ui.buttons.answer import AnswerButton, answer_view
+from bot.ui.buttons.diagram import DiagramButton
 from bot.ui.buttons.report import report_view
 from bot.ui.custom_ids import number, run_click
+from bot.ui.figures import attach
 from bot.ui.options import check_options
 from bot.ui.responses import (
     AnyInteraction,
@@ -177,10 +179,20 @@ async def answer_test(
     step, lang = done.value, done.lang
     try:
         if step.summary is not None:
+            # The promise of the original quiz: every answer and explanation, with figures.
+            shown = [a.question for a in step.summary]
             first, *rest = render.test_summary_messages(step.summary, lang)
-            await update(interaction, embeds=first, view=report_view("t", run_id, lang))
-            for embeds in rest:
-                await interaction.followup.send(embeds=embeds, ephemeral=True)
+            # Every picture is drawn before the first message goes, so the messages follow
+            # one another as closely as they did without pictures.
+            changes = {"embeds": first, "view": report_view("t", run_id, lang)}
+            await attach(bot.figures, changes, shown, lang, edit=True)
+            more = [
+                await attach(bot.figures, {"embeds": embeds, "ephemeral": True}, shown, lang)
+                for embeds in rest
+            ]
+            await update(interaction, **changes)
+            for sent in more:
+                await interaction.followup.send(**sent)
             return
         assert step.next_position is not None
         nxt = step.next_position
@@ -194,7 +206,8 @@ async def answer_test(
             total=len(step.run.question_ids),
             last_correct=step.result.correct,
         )
-        await update(interaction, embed=embed, view=test_view(run_id, nxt, order))
+        changes = {"embed": embed, "view": test_view(run_id, nxt, order)}
+        await update(interaction, **await attach(bot.figures, changes, [question], lang, edit=True))
     except discord.HTTPException as exc:
         log.warning("could not show the next test step of run %s: %s", run_id, exc)
 
@@ -299,10 +312,10 @@ class QuizCog(
             return
         language, post, question = done.value
         embed = render.question_embed(question, post.order, language)
+        sent = {"embed": embed, "view": answer_view(post.id, post.order)}
         try:
-            message_id = await reply(
-                interaction, embed=embed, view=answer_view(post.id, post.order)
-            )
+            await attach(self.bot.figures, sent, [question], language)
+            message_id = await reply(interaction, **sent)
         except discord.HTTPException:
             await service.discard_post(post.id)
             raise
@@ -329,9 +342,8 @@ class QuizCog(
         embed = render.test_question_embed(
             question, run.orders[0], lang, position=0, total=len(run.question_ids)
         )
-        await reply(
-            interaction, embed=embed, view=test_view(run.id, 0, run.orders[0]), ephemeral=True
-        )
+        sent = {"embed": embed, "view": test_view(run.id, 0, run.orders[0]), "ephemeral": True}
+        await reply(interaction, **await attach(self.bot.figures, sent, [question], lang))
 
     @app_commands.command(
         name=app_commands.locale_str("leaderboard"),
@@ -353,5 +365,5 @@ class QuizCog(
 
 
 async def setup(bot: TPQuizBot) -> None:
-    bot.add_dynamic_items(AnswerButton, TestButton, LeaderboardButton)
+    bot.add_dynamic_items(AnswerButton, TestButton, LeaderboardButton, DiagramButton)
     await bot.add_cog(QuizCog(bot))

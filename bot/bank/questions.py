@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.bank.choices import ChoiceChecker
 from bot.bank.clues import clues
 from bot.bank.fields import HOW_TO_FILL
+from bot.bank.figure_refs import FIGURE_KEYS, FigureChecker
 from bot.bank.glossary import PINNED_TURKISH, ruled_out_in
 from bot.bank.near_duplicates import (
     PARTIAL_CANDIDATES,
@@ -55,8 +55,11 @@ ALLOWED_QUESTION_KEYS: tuple[str, ...] = (
     "choices",
     "explanation",
     "source",
+    *FIGURE_KEYS,
 )
-REQUIRED_QUESTION_KEYS: tuple[str, ...] = tuple(k for k in ALLOWED_QUESTION_KEYS if k != "tags")
+REQUIRED_QUESTION_KEYS: tuple[str, ...] = tuple(
+    k for k in ALLOWED_QUESTION_KEYS if k not in ("tags", *FIGURE_KEYS)
+)
 
 #: Ids end up inside Discord `custom_id`s (100 chars, shared with a prefix and other
 #: state), so they are short, lowercase and free of separators the bot uses.
@@ -103,7 +106,7 @@ class _StemRef:
     normalised: dict[str, str]
 
 
-class QuestionChecker(ChoiceChecker):
+class QuestionChecker(FigureChecker):
     """Validates parsed YAML and builds questions, collecting problems as it goes."""
 
     def __init__(self) -> None:
@@ -178,6 +181,7 @@ class QuestionChecker(ChoiceChecker):
         choices = self._check_choices(item)
         explanation = self._text(item, "explanation", "explanation", MAX_EXPLANATION)
         source = self._string(item, "source", "source", MAX_SOURCE)
+        figures = {key: self._check_figure(item, key) for key in FIGURE_KEYS}
 
         if text is not None:
             self._remember_stem(item, text)
@@ -197,6 +201,8 @@ class QuestionChecker(ChoiceChecker):
             tags=tags,
             file=self._file,
             line=item.line,
+            figure=figures["figure"],
+            explanation_figure=figures["explanation_figure"],
         )
         self.questions.append(question)
         self._check_clues(question, item)
@@ -225,6 +231,7 @@ class QuestionChecker(ChoiceChecker):
             if choice.feedback is not None:
                 fields.append(f"choices[{i}].feedback.tr")
         fields.append("explanation.tr")
+        fields += [f"{key}.alt.tr" for key in FIGURE_KEYS if key in item]
         for field in fields:
             for variant in ruled_out_in(_value_of(item, field)):
                 self.add(

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
+from bot.bank.figure_refs import FIGURE_KEYS, figure_name_problem, missing_params
 from bot.bank.files import cannot_list, read_question_file
 from bot.bank.loader import BankError, Problem, bundled_question_files
 from bot.bank.template_yaml import Located, line_of, load_template_yaml
 from bot.quiz.expressions import Expression, ExpressionError, parse
-from bot.quiz.model import MAX_SOURCE, TOPICS, Bank, Text
+from bot.quiz.model import MAX_SOURCE, TOPICS, Bank, FigureRef, Text
 from bot.quiz.numbers import UNITS
 from bot.quiz.templates import (
     ANSWER_NAME,
@@ -56,6 +57,8 @@ _FIELDS = {
     "where",
     "answer",
     "distractors",
+    "figure",
+    "explanation_figure",
 }
 
 
@@ -88,6 +91,30 @@ class _Reader:
             if "{" in PLACEHOLDER.sub("", value[lang]) or "}" in PLACEHOLDER.sub("", value[lang]):
                 self.problem(f"{field}.{lang}", "a brace that is not a {placeholder}", where)
         return Text(tr=value["tr"], en=value["en"])
+
+    def figure(self, key: str, value: object, names: set[str], texts: set[str]) -> FigureRef | None:
+        """A figure drawn with each post's values: registered, with alt text, and every
+        parameter it reads among the template's parameters and `let` names."""
+        if value is None:
+            return None
+        if not isinstance(value, dict) or set(value) != {"name", "alt"}:
+            self.problem(key, "needs exactly name (a registered figure) and alt: {tr, en}")
+            return None
+        line = line_of(value, "name", None)
+        why = figure_name_problem(value["name"])
+        if why is not None:
+            self.problem(f"{key}.name", why, line)
+            return None
+        missing = missing_params(value["name"], names)
+        if missing:
+            self.problem(
+                f"{key}.name",
+                f"figure {value['name']} reads {', '.join(missing)}, which this template "
+                "neither draws (params) nor computes (let)",
+                line,
+            )
+        alt = self.text(f"{key}.alt", value["alt"], texts, line_of(value, "alt", line))
+        return FigureRef(value["name"], alt)
 
     def formula(
         self, field: str, value: object, names: set[str], line: int | None = None
@@ -214,6 +241,7 @@ class _Reader:
             distractors.append(Distractor(value, mistake))
         text = self.text("text", raw.get("text"), texts)
         explanation = self.text("explanation", raw.get("explanation"), texts)
+        figures = {key: self.figure(key, raw.get(key), names, texts) for key in FIGURE_KEYS}
         if self.problems:
             return None
         return Template(
@@ -233,6 +261,8 @@ class _Reader:
             count=count,
             file=self.file,
             line=raw.line,
+            figure=figures["figure"],
+            explanation_figure=figures["explanation_figure"],
         )
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from bot.bank.figure_checks import figure_problems
 from bot.bank.importers import (
     ImportProblems,
     SourceError,
@@ -38,6 +39,7 @@ from bot.bank.rank_stats import (
 )
 from bot.bank.stats import balance, format_balance
 from bot.bank.template_files import check_templates, format_template_counts
+from bot.cli import figures as figures_commands
 from bot.infra.files import UnsafeTarget, check_target, write_atomic_text
 from bot.quiz.model import LANGS, TOPICS, Bank
 
@@ -108,6 +110,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="import nothing if any question cannot be imported, and list every problem",
     )
     imp.set_defaults(func=run_import)
+    figures_commands.register(subparsers)
 
 
 def _streams(args: argparse.Namespace) -> tuple[TextIO, TextIO]:
@@ -128,11 +131,13 @@ def run_validate(args: argparse.Namespace) -> int:
     bank = report.bank
     templates, template_problems = check_templates(paths, bank)
     problems = [*report.problems, *template_problems]
+    if bank is not None and not template_problems:
+        problems += figure_problems(bank, templates)
     ranks = template_rank_figures(templates) if not template_problems else []
     warnings = [*report.warnings, *template_rank_problems(templates, ranks)]
     for warning in warnings:
         stderr.write(f"{_as_warning(warning)}\n")
-    if bank is None or template_problems:
+    if bank is None or problems:
         _write_problems(problems, stderr)
         files = {p.file for p in problems}
         stderr.write(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
+from bot.i18n.figures import FIGURE_MESSAGES
 from bot.i18n.items import ITEM_COMMANDS_TR, ITEM_MESSAGES
 from bot.i18n.live import LIVE_COMMANDS_TR, LIVE_MESSAGES
 from bot.i18n.review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
@@ -332,6 +333,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
 MESSAGES.update(REVIEW_MESSAGES)
 MESSAGES.update(ITEM_MESSAGES)
 MESSAGES.update(LIVE_MESSAGES)
+MESSAGES.update(FIGURE_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:

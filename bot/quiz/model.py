@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Literal
 
 Lang = Literal["tr", "en"]
@@ -85,6 +86,17 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
+class FigureRef:
+    """A picture a question names: a drawing function of the bank's code (by name, never
+    a file's code), its alt text in both languages, and, for a computed question, the
+    values drawn for the post, so that the picture shows the very numbers asked about."""
+
+    name: str
+    alt: Text
+    params: tuple[tuple[str, Fraction], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Question:
     id: str
     topic: str
@@ -97,6 +109,9 @@ class Question:
     #: Where the question was read from, for error messages; "" when built in code.
     file: str = ""
     line: int = 0
+    #: Shown with the question (it must not give the key away) and with the explanation.
+    figure: FigureRef | None = None
+    explanation_figure: FigureRef | None = None
 
     @property
     def correct_index(self) -> int:

@@ -34,6 +34,7 @@ from bot.quiz.model import (
     MAX_QUESTION_TEXT,
     Bank,
     Choice,
+    FigureRef,
     Lang,
     Question,
     Text,
@@ -69,6 +70,8 @@ MISTAKES_KEY = "_mistakes"
 #: and parameter draws probed for the ranks a template's key can reach.
 RANK_TRIES = 20
 RANK_PROBES = 100
+#: A figure's alt text once filled (Discord allows 1024 for an attachment's description).
+MAX_FIGURE_ALT = 500
 
 Params = dict[str, Fraction]
 
@@ -114,6 +117,9 @@ class Template:
     count: bool = False
     file: str = ""
     line: int = 0
+    #: Figures by name, their alt text with placeholders; drawn with the post's values.
+    figure: FigureRef | None = None
+    explanation_figure: FigureRef | None = None
 
     # -- drawing -----------------------------------------------------------------------
 
@@ -286,6 +292,13 @@ class Template:
         for choice in built:
             if max(len(choice.text.tr), len(choice.text.en)) > MAX_CHOICE_TEXT:
                 raise Rejected(f"a choice is longer than {MAX_CHOICE_TEXT} characters")
+        drawn = tuple(sorted(values.items()))
+
+        def picture(ref: FigureRef | None) -> FigureRef | None:
+            if ref is None:
+                return None
+            return FigureRef(ref.name, fill(ref.alt, base, MAX_FIGURE_ALT), drawn)
+
         return Question(
             id=self.id,
             topic=self.topic,
@@ -297,6 +310,8 @@ class Template:
             tags=frozenset({COMPUTED_TAG}),
             file=self.file,
             line=self.line,
+            figure=picture(self.figure),
+            explanation_figure=picture(self.explanation_figure),
         )
 
     def stand_in(self) -> Question:

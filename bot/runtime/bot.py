@@ -39,6 +39,7 @@ from bot.services.reports import ReportService
 from bot.services.review import ReviewService
 from bot.storage.contract import StorageContract
 from bot.ui import render
+from bot.ui.figures import FigureCache
 from bot.ui.gateway_guard import keep_connected
 from bot.ui.live_announcer import DiscordAnnouncer
 from bot.ui.post_updates import CoalescedEdits
@@ -92,6 +93,8 @@ class TPQuizBot(commands.Bot):
     #: Quiz night (issue 26): the sessions' service and what shows them on Discord.
     live: LiveService
     live_announcer: DiscordAnnouncer
+    #: Figures drawn off the event loop and cached (issue 29; `bot.ui.figures`).
+    figures: FigureCache
 
     def __init__(
         self,

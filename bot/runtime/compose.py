@@ -38,6 +38,7 @@ from bot.services.reports import ReportService
 from bot.services.review import ReviewService
 from bot.storage.contract import StorageContract
 from bot.ui.live_announcer import DiscordAnnouncer
+from bot.ui.figures import FigureCache
 from bot.ui.post_updates import CoalescedEdits
 from bot.ui.poster import DailyPoster, process_rate
 from bot.ui.tree import CommandTree
@@ -98,7 +99,10 @@ def build_bot(
         **options,
     )
     # These two send through the bot's connection, so they come right after it.
-    bot.poster = DailyPoster(bot, metrics, daily, rate=process_rate(settings.process_count))
+    bot.figures = FigureCache()
+    bot.poster = DailyPoster(
+        bot, metrics, daily, rate=process_rate(settings.process_count), figures=bot.figures
+    )
     bot.count_edits = CoalescedEdits(bot.edit_count, settings.count_edit_interval)
     # Quiz night: group-weakest reads the item statistics; only the process that owns a
     # server's shard runs its sessions' timers (bot/infra/shards.py).

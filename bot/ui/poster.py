@@ -27,6 +27,7 @@ from bot.quiz.model import Lang
 from bot.services.daily import DailyClaim, DailyService
 from bot.ui import render
 from bot.ui.buttons.answer import answer_view, closed_view
+from bot.ui.figures import FigureCache, attach
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +99,10 @@ class DailyPoster:
         *,
         concurrency: int = MAX_CONCURRENT_SENDS,
         rate: float = SENDS_PER_SECOND,
+        figures: FigureCache | None = None,
     ) -> None:
         self.bot = bot
+        self.figures = figures or FigureCache()
         self.metrics = metrics
         self.service = service
         self._slots = asyncio.Semaphore(concurrency)
@@ -122,7 +125,7 @@ class DailyPoster:
         embed = render.daily_embed(
             claim.question, post.order, lang, day=claim.day, closes_at_ms=post.closes_at
         )
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"embed": embed}
         if claim.role_id is not None:
             # Ping that role and nothing else, whatever the question text contains.
             extra["content"] = f"<@&{claim.role_id}>"
@@ -132,12 +135,11 @@ class DailyPoster:
         channel = self.bot.get_partial_messageable(
             post.channel_id, guild_id=post.guild_id, type=discord.ChannelType.text
         )
+        await attach(self.figures, extra, [claim.question], lang)  # drawn before the slot
         try:
             async with self._slots:
                 await self.pacer.wait()
-                message = await channel.send(
-                    embed=embed, view=answer_view(post.id, post.order), **extra
-                )
+                message = await channel.send(view=answer_view(post.id, post.order), **extra)
         except Exception as exc:  # every failure is recorded; none may stop the tick
             code, status, text = error_fields(exc)
             log.warning(
@@ -179,13 +181,18 @@ class DailyPoster:
             return True  # never reached Discord: nothing to edit
         embed = render.reveal_embed(post, reveal.question, reveal.counts)
         view = closed_view(post.id, post.order, reveal.question.correct_index)
+        lang: Lang = "tr" if post.language == "tr" else "en"
+        # The explanation's figure replaces the question's; without one, nothing changes.
+        changes: dict[str, Any] = {"embed": embed}
+        if reveal.question.explanation_figure is not None:
+            await attach(self.figures, changes, [reveal.question], lang, edit=True)
         message = self.bot.get_partial_messageable(
             post.channel_id, guild_id=post.guild_id
         ).get_partial_message(post.message_id)
         try:
             async with self._slots:
                 await self.pacer.wait()
-                await message.edit(embed=embed, view=view)
+                await message.edit(view=view, **changes)
         except discord.HTTPException as exc:
             # Deleted message or channel, lost permission: the post is closed all the same.
             log.warning(

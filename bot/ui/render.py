@@ -17,6 +17,7 @@ from bot.quiz.scoring import AnswerResult, MemberScore
 from bot.quiz.testrun import TestAnswer, score_run
 from bot.services.quiz import LeaderboardPage, StatsReport
 from bot.storage.records import Post
+from bot.ui.figures import show_explanation_figure, show_question_figure
 
 RIGHT_COLOUR = discord.Colour.green()
 WRONG_COLOUR = discord.Colour.red()
@@ -63,7 +64,7 @@ def question_embed(
     embed.set_footer(
         text=topic_line(question, lang) + " · " + t("answered_count", lang, n=answered)
     )
-    return embed
+    return show_question_figure(embed, question)
 
 
 def post_embed(post: Post, question: Question) -> discord.Embed:
@@ -146,7 +147,9 @@ def reveal_embed(post: Post, question: Question, counts: dict[int, int]) -> disc
     embed.add_field(name=t("why", lang), value=question.explanation.get(lang), inline=False)
     embed.add_field(name=t("source", lang), value=question.source, inline=False)
     embed.set_footer(text=topic_line(question, lang) + " · " + t("answered_count", lang, n=total))
-    return embed
+    # The reveal shows the explanation's figure; without one, the question's stays.
+    show_question_figure(embed, question)
+    return show_explanation_figure(embed, question)
 
 
 def _choice_ref(question: Question, order: tuple[int, ...], idx: int, lang: Lang) -> str:
@@ -272,7 +275,7 @@ def test_summary_messages(summary: list[TestAnswer], lang: Lang) -> list[list[di
                 inline=False,
             )
         feedback_fields(embed, q, answer.order, answer.choice_index, lang)
-        embeds.append(embed)
+        embeds.append(show_explanation_figure(embed, q))
     return pack_embeds(embeds)
 
 

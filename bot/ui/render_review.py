@@ -15,6 +15,7 @@ from bot.i18n import t
 from bot.quiz.model import Lang
 from bot.quiz.review import Outlook
 from bot.services.review import MemoryReport, ReviewQuestion, ReviewStep, ReviewSummary
+from bot.ui.figures import show_explanation_figure
 from bot.ui.render import QUESTION_COLOUR, RIGHT_COLOUR, answer_embed, question_embed
 
 
@@ -73,6 +74,7 @@ def review_step_embeds(step: ReviewStep, lang: Lang) -> list[discord.Embed]:
     done = step.answered
     feedback = answer_embed(done.question, done.order, step.result, lang)
     feedback.set_author(name=t("test_progress", lang, n=done.position + 1, total=done.total))
+    show_explanation_figure(feedback, done.question)
     if step.next is not None:
         return [feedback, review_question_embed(step.next, lang)]
     assert step.summary is not None

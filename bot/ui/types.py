@@ -28,6 +28,7 @@ from bot.services.live import LiveService
 from bot.services.quiz import QuizService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
+from bot.ui.figures import FigureCache
 from bot.ui.post_updates import CoalescedEdits
 
 #: The interaction a UI handler receives: from any client. Its `.client` is a plain
@@ -58,6 +59,9 @@ class QuizBot(Protocol):
 
     @property
     def count_edits(self) -> CoalescedEdits: ...
+
+    @property
+    def figures(self) -> FigureCache: ...
 
 
 class LiveAnnouncer(Protocol):

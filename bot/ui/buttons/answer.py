@@ -17,6 +17,7 @@ import discord
 
 from bot.quiz.model import LETTERS
 from bot.ui import render
+from bot.ui.buttons.diagram import answer_reply_view
 from bot.ui.buttons.report import report_view
 from bot.ui.custom_ids import number
 from bot.ui.responses import AnyInteraction, preamble, refuse_click, reply
@@ -118,7 +119,12 @@ async def answer_post(interaction: Interaction, post_id: int, choice_index: int)
     age = discord.utils.utcnow() - interaction.created_at
     bot.metrics.observe_interaction(age.total_seconds(), kind="answer")
     try:
-        await reply(interaction, embed=embed, view=report_view("p", post_id, lang), ephemeral=True)
+        # With an explanation figure, a "Diagram" button: no upload until it is wanted.
+        if question.explanation_figure is not None:
+            view = answer_reply_view(post_id, lang)
+        else:
+            view = report_view("p", post_id, lang)
+        await reply(interaction, embed=embed, view=view, ephemeral=True)
     except discord.HTTPException as exc:
         # The answer is committed; only the message was lost. One line, no traceback:
         # Discord refusing a reply (an expired interaction, under overload) is no bug.

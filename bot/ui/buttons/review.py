@@ -20,6 +20,7 @@ from bot.quiz.model import LETTERS, Lang
 from bot.services.review import ReviewQuestion
 from bot.ui.buttons.report import report_view
 from bot.ui.custom_ids import number, run_click
+from bot.ui.figures import attach
 from bot.ui.render_review import review_nothing_embed, review_question_embed, review_step_embeds
 from bot.ui.responses import AnyInteraction, preamble, refuse_click, reply, update
 from bot.ui.types import Interaction, quiz_bot
@@ -132,7 +133,8 @@ async def open_review(interaction: Interaction, guild_id: int) -> None:
         await reply(interaction, embed=review_nothing_embed(opening.outlook, lang), ephemeral=True)
         return
     embed = review_question_embed(opening.current, lang, resumed=opening.resumed)
-    await reply(interaction, embed=embed, view=review_view(opening.current), ephemeral=True)
+    sent: dict[str, Any] = {"embed": embed, "view": review_view(opening.current), "ephemeral": True}
+    await reply(interaction, **await attach(bot.figures, sent, [opening.current.question], lang))
 
 
 async def answer_review(
@@ -161,7 +163,9 @@ async def answer_review(
     # The round's end carries "Report a problem", as the test's end does (issue #13).
     view = review_view(step.next) if step.next is not None else report_view("r", run_id, lang)
     try:
-        await update(interaction, embeds=review_step_embeds(step, lang), view=view)
+        shown = [step.answered.question, *([step.next.question] if step.next else [])]
+        changes: dict[str, Any] = {"embeds": review_step_embeds(step, lang), "view": view}
+        await update(interaction, **await attach(bot.figures, changes, shown, lang, edit=True))
     except discord.HTTPException as exc:
         # The answer is committed; only the message was lost (one line, as for answers).
         log.warning("could not show the review step of run %s: %s", run_id, exc)

@@ -37,8 +37,8 @@ from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
 from bot.storage.contract import StorageContract
-from bot.ui.live_announcer import DiscordAnnouncer
 from bot.ui.figures import FigureCache
+from bot.ui.live_announcer import DiscordAnnouncer
 from bot.ui.post_updates import CoalescedEdits
 from bot.ui.poster import DailyPoster, process_rate
 from bot.ui.tree import CommandTree
@@ -114,7 +114,7 @@ def build_bot(
 
     bot.live = LiveService(service, facility)
     bot.live.owns = bot.ownership.owns
-    bot.live_announcer = DiscordAnnouncer(bot, bot.live, bot.poster.pacer)
+    bot.live_announcer = DiscordAnnouncer(bot, bot.live, bot.poster.pacer, bot.figures)
     bot.live.announcer = bot.live_announcer
     _: QuizBot = bot  # mypy: the bot is what the UI's handlers take it to be (bot/ui/types.py)
     return bot

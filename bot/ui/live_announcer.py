@@ -10,6 +10,11 @@ is not stored), so after a restart the reveal is public but the verdicts of choi
 locked in before it are not edited. A channel the bot can no longer reach ends the
 session, said once in the log; the summaries at the end are followups on each player's
 last reply, and the host's report (bot/ui/live_report.py) a followup on the command.
+
+Figures (issue 29, bot/ui/figures.py): a question's figure goes with its message (and
+stays through the countdown's edits, which keep the attachment); the reveal shows the
+explanation's figure in its place (or keeps the question's when there is none), drawn in
+the server's language through the bot's one `FigureCache`.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from bot.quiz.live_state import LiveQuestion, LiveSession
 from bot.quiz.model import Lang, Question
 from bot.services.live import Final, LiveService, Reveal
 from bot.ui.buttons.live import lobby_view, question_view
+from bot.ui.figures import FigureCache, attach, show_explanation_figure, show_question_figure
 from bot.ui.poster import Pacer
 from bot.ui.render_live import (
     lang_of,
@@ -46,10 +52,16 @@ ReportHook = Callable[[Final, discord.Interaction[Any]], Awaitable[None]]
 
 class DiscordAnnouncer:
     def __init__(
-        self, client: discord.Client, live: LiveService, pacer: Pacer | None = None
+        self,
+        client: discord.Client,
+        live: LiveService,
+        pacer: Pacer | None = None,
+        figures: FigureCache | None = None,
     ) -> None:
         self.client = client
         self.live = live
+        #: The bot's figure cache; None draws no figures (a bench, say).
+        self.figures = figures
         #: The daily posts' pacer (bot/ui/poster.py): the channel sends and edits of every
         #: session share Discord's global budget with the daily posts and reminders.
         #: Interaction edits (the verdicts) are not counted against it by Discord.
@@ -96,12 +108,15 @@ class DiscordAnnouncer:
                 )
             except discord.HTTPException as exc:
                 log.info("live session %s: lobby not edited: %s", session.id, exc.status)
+        send: dict[str, Any] = {
+            "embed": show_question_figure(live_question_embed(session, live, question), question),
+            "view": question_view(session.id, live.position, live.order, lang),
+        }
+        if self.figures is not None:
+            await attach(self.figures, send, [question], lang)
         try:
             await self._paced()
-            message = await channel.send(
-                embed=live_question_embed(session, live, question),
-                view=question_view(session.id, live.position, live.order, lang),
-            )
+            message = await channel.send(**send)
         except discord.HTTPException as exc:
             await self._gone(session, exc)
             return
@@ -116,7 +131,11 @@ class DiscordAnnouncer:
             await (
                 self._channel(session)
                 .get_partial_message(live.message_id)
-                .edit(embed=live_question_embed(session, live, question))
+                .edit(
+                    embed=show_question_figure(
+                        live_question_embed(session, live, question), question
+                    )
+                )
             )
         except discord.HTTPException as exc:
             log.info("live session %s: countdown not edited: %s", session.id, exc.status)
@@ -127,11 +146,9 @@ class DiscordAnnouncer:
         channel = self._channel(session)
         try:
             if live.message_id is not None:
+                edit = await self._reveal_edit(reveal, lang)
                 await self._paced()
-                await channel.get_partial_message(live.message_id).edit(
-                    embed=reveal_embed(reveal),
-                    view=question_view(session.id, live.position, live.order, lang, disabled=True),
-                )
+                await channel.get_partial_message(live.message_id).edit(**edit)
             await self._paced()
             await channel.send(embed=top_embed(session, reveal.standings))
         except discord.HTTPException as exc:
@@ -143,6 +160,23 @@ class DiscordAnnouncer:
                 interaction, member_lang = found
                 edits.append(self._verdict(interaction, reveal, verdict, member_lang))
         await asyncio.gather(*edits)
+
+    async def _reveal_edit(self, reveal: Reveal, lang: Lang) -> dict[str, Any]:
+        """The reveal's edit of the question message: the explanation's figure in place of
+        the question's (the question's stays when there is no explanation figure)."""
+        session, live, question = reveal.session, reveal.live, reveal.question
+        embed = reveal_embed(reveal)
+        if question.explanation_figure is not None:
+            show_explanation_figure(embed, question)
+        else:
+            show_question_figure(embed, question)
+        edit: dict[str, Any] = {
+            "embed": embed,
+            "view": question_view(session.id, live.position, live.order, lang, disabled=True),
+        }
+        if self.figures is not None:
+            await attach(self.figures, edit, [question], lang, edit=True)
+        return edit
 
     async def _verdict(
         self, interaction: discord.Interaction[Any], reveal: Reveal, verdict: Any, lang: Lang

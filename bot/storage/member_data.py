@@ -74,6 +74,21 @@ MEMBER_DATA: tuple[MemberTable, ...] = (
         },
     ),
     MemberTable(
+        "live_sessions",
+        {
+            "_table": "the quiz nights you hosted; deleting your data takes your id off them"
+            " (a session stays the server's: its questions and other players' answers)",
+            "id": "the quiz night",
+            "channel_id": "the channel it ran in",
+            "host_id": "your Discord id",
+            "topic": "mixed, group-weakest or a topic",
+            "question_count": "how many questions",
+            "status": "lobby, question, reveal, paused or ended",
+            "created_at": "when you started it (Unix ms UTC)",
+            "ended_at": "when it ended (Unix ms UTC), or null",
+        },
+    ),
+    MemberTable(
         "test_runs",
         {
             "_table": "the tests (/tpquiz test) and review rounds (/tpquiz review) you started",

@@ -191,6 +191,20 @@ async def test_members_data_rules(backend: Backend) -> None:
     assert isinstance(backend.privacy, PrivacyStore | PgPrivacyStore)
 
 
+async def test_a_host_is_exported_and_forgotten_and_the_session_stays(backend: Backend) -> None:
+    live = backend.live
+    session = await _create(live)
+    await live.start(session.id)
+    data = await backend.privacy.export_member(G, HOST)
+    assert [(r["id"], r["host_id"]) for r in data["live_sessions"]] == [(session.id, HOST)]
+    assert "live_sessions" in data["_about"]
+    deleted = await backend.privacy.forget_member(G, HOST)
+    assert deleted["live_sessions"] == 1
+    kept = await live.get(session.id)
+    assert kept is not None and kept.host_id == 0
+    assert (await backend.privacy.export_member(G, HOST))["live_sessions"] == []
+
+
 async def test_joined_by_a_questions_opening(backend: Backend) -> None:
     live = backend.live
     session = await _create(live)

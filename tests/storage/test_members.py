@@ -124,10 +124,11 @@ async def _play(path: Path, seed: int, x_rank: str, *, with_x: bool) -> Storage:
                     # Member 7's report was resolved by X, an admin: X's id goes from it.
                     (guild, user, user, 5, X if user == 7 and with_x else None),
                 )
-        # A quiz night (issue 26): in both files; X's choice only in the file with X.
+        # A quiz night (issue 26): in both files; X's choice only in the file with X, and
+        # X hosts it there (forgetting X takes the id off: 0, the host of the other file).
         first = questions[0]
         session, _ = await storage.live.create(
-            guild_id=guild, channel_id=2, host_id=2, language="en", topic="mixed",
+            guild_id=guild, channel_id=2, host_id=X if with_x else 0, language="en", topic="mixed",
             seconds=None, scoring="accuracy", now_ms=now, starts_at=now,
             questions=[(first.id, tuple(range(len(first.choices))), None, 20)] * 3,
         )  # fmt: skip

@@ -110,6 +110,28 @@ async def _delete_reports(conn: Conn, guild_id: int, user_id: int) -> int:
     return deleted
 
 
+async def _export_hosted(conn: Conn, guild_id: int, user_id: int) -> Rows:
+    rows = await conn.fetch(
+        "SELECT id, channel_id, host_id, topic, question_count, status, created_at, ended_at"
+        " FROM live_sessions WHERE guild_id = $1 AND host_id = $2 ORDER BY created_at, id",
+        guild_id,
+        user_id,
+    )
+    return [dict(row) for row in rows]
+
+
+async def _forget_host(conn: Conn, guild_id: int, user_id: int) -> int:
+    """The member's id taken off the quiz nights they hosted (0: no host); the sessions
+    stay the server's."""
+    return _count(
+        await conn.execute(
+            "UPDATE live_sessions SET host_id = 0 WHERE guild_id = $1 AND host_id = $2",
+            guild_id,
+            user_id,
+        )
+    )
+
+
 #: name -> (export, delete) of each table in the catalogue (bot/storage/member_data.py).
 _STEPS: dict[
     str,
@@ -121,6 +143,7 @@ _STEPS: dict[
         _delete_rows("live_choices"),
     ),
     "live_players": (_rows_of("live_players", "*", "session_id"), _delete_rows("live_players")),
+    "live_sessions": (_export_hosted, _forget_host),
     "test_runs": (_rows_of("test_runs", "*", "started_at, id"), _delete_rows("test_runs")),
     "members": (_rows_of("members", "*", "user_id"), _delete_totals),
     "member_periods": (_rows_of("member_periods", "*", "period, starts_at"), _delete_periods),

@@ -157,6 +157,25 @@ def _delete_reports(conn: sqlite3.Connection, guild_id: int, user_id: int) -> in
     return deleted
 
 
+_HOSTED = (
+    "SELECT id, channel_id, host_id, topic, question_count, status, created_at, ended_at"
+    " FROM live_sessions WHERE guild_id = ? AND host_id = ? ORDER BY created_at, id"
+)
+
+
+def _export_hosted(conn: sqlite3.Connection, guild_id: int, user_id: int) -> Rows:
+    return _select(conn, _HOSTED, (guild_id, user_id))
+
+
+def _forget_host(conn: sqlite3.Connection, guild_id: int, user_id: int) -> int:
+    """The member's id taken off the quiz nights they hosted (0: no host; Manage Server
+    still controls a running one); the sessions stay the server's."""
+    return conn.execute(
+        "UPDATE live_sessions SET host_id = 0 WHERE guild_id = ? AND host_id = ?",
+        (guild_id, user_id),
+    ).rowcount
+
+
 #: name -> (export, delete) of each table in the catalogue (bot/storage/member_data.py).
 _MEMBER_FUNCTIONS: dict[
     str,
@@ -171,6 +190,7 @@ _MEMBER_FUNCTIONS: dict[
         _delete_rows("live_choices"),
     ),
     "live_players": (_rows_of("live_players", "session_id"), _delete_rows("live_players")),
+    "live_sessions": (_export_hosted, _forget_host),
     "test_runs": (_rows_of("test_runs", "started_at, id"), _delete_rows("test_runs")),
     "members": (_rows_of("members", "user_id"), _delete_totals),
     "member_periods": (_rows_of("member_periods", "period, starts_at"), _delete_periods),

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.infra.runlock import hold_run_lock
+from bot.storage.member_data import MEMBER_DATA
 from bot.storage.sqlite import Storage
-from bot.storage.sqlite.members import MEMBER_STEPS
 from tests.factories import make_bank
 from tests.test_cli import tpquiz
 
@@ -53,8 +53,10 @@ def _rows(path: Path, user: int) -> int:
     conn = sqlite3.connect(path)
     try:
         return sum(
-            conn.execute(f"SELECT COUNT(*) FROM {s.name} WHERE user_id = ?", (user,)).fetchone()[0]
-            for s in MEMBER_STEPS
+            conn.execute(
+                f"SELECT COUNT(*) FROM {t.name} WHERE {t.member_column} = ?", (user,)
+            ).fetchone()[0]
+            for t in MEMBER_DATA
         )
     finally:
         conn.close()

@@ -26,6 +26,8 @@ class MemberTable:
     name: str
     #: What the table is, then one note per field, for the export's "_about".
     about: dict[str, str]
+    #: The column that holds the member's id (a quiz night's host is `host_id`).
+    member_column: str = "user_id"
 
 
 #: Every table that stores something about a member, in deletion order (answers before
@@ -87,6 +89,7 @@ MEMBER_DATA: tuple[MemberTable, ...] = (
             "created_at": "when you started it (Unix ms UTC)",
             "ended_at": "when it ended (Unix ms UTC), or null",
         },
+        member_column="host_id",
     ),
     MemberTable(
         "test_runs",

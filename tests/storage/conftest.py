@@ -17,6 +17,7 @@ from bot.storage.contract import (
     AnswersContract,
     CardsContract,
     DailyContract,
+    GuildBankContract,
     GuildsContract,
     MetaContract,
     PostsContract,
@@ -57,6 +58,7 @@ class Backend:
     answers: AnswersContract
     daily: DailyContract
     standings: StandingsContract
+    guild_bank: GuildBankContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
     #: The first column of the first row of a query written with `?` placeholders.

@@ -77,9 +77,9 @@ async def test_sqlite_file_keeps_the_newest_open_round(tmp_path: Path) -> None:
     with sqlite3.connect(at_schema(path, 10)) as conn:
         conn.executemany(RUN_SQL, runs)
         conn.executemany(ANSWER_SQL, answers)
-    storage = await Storage.open(path)  # applies 0011
+    storage = await Storage.open(path)  # applies 0011 (and any later migration)
     try:
-        assert await storage.db.schema_version() == 11
+        assert await storage.db.schema_version() >= 11
         open_round = await storage.test_runs.open_review(G, A)
         assert open_round is not None and open_round.id == 3
     finally:
@@ -100,7 +100,7 @@ async def test_postgresql_keeps_the_same_open_rounds(pg_url: str) -> None:
         async with db.transaction() as conn:
             await conn.executemany(_numbered(RUN_SQL), runs)
             await conn.executemany(_numbered(ANSWER_SQL), answers)
-        assert await db.migrate() == ["0011_one_open_review.sql"]
+        assert (await db.migrate())[0] == "0011_one_open_review.sql"
         assert [tuple(r) for r in await db.fetch(AFTER_SQL)] == AFTER
         with pytest.raises(asyncpg.UniqueViolationError) as refused:
             async with db.transaction() as conn:

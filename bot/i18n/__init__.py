@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
+from bot.i18n.guild_bank import GUILD_BANK_COMMANDS_TR, GUILD_BANK_MESSAGES
 from bot.i18n.items import ITEM_COMMANDS_TR, ITEM_MESSAGES
 from bot.i18n.review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
 from bot.quiz.model import Lang, Text
@@ -330,6 +331,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
 
 MESSAGES.update(REVIEW_MESSAGES)
 MESSAGES.update(ITEM_MESSAGES)
+MESSAGES.update(GUILD_BANK_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:
@@ -404,6 +406,7 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     "English": "İngilizce",
     **REVIEW_COMMANDS_TR,
     **ITEM_COMMANDS_TR,
+    **GUILD_BANK_COMMANDS_TR,
 }
 
 

@@ -30,6 +30,7 @@ from bot.ops.database_probe import DatabaseProbe
 from bot.ops.metrics import Metrics
 from bot.quiz.model import Bank
 from bot.services.daily import DailyService
+from bot.services.guild_bank import GuildBankService
 from bot.services.items import ItemStatsService
 from bot.services.privacy import PrivacyService
 from bot.services.quiz import Clock, QuizService
@@ -70,6 +71,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.questions_admin",
     "cogs.item_refresh",
     "cogs.retention",
+    "cogs.guild_bank",
 )
 
 
@@ -86,6 +88,8 @@ class TPQuizBot(commands.Bot):
     #: A post's "N answered" line, edited at most once per interval (answer clicks,
     #: and `/tpquiz-admin daily` when a post's closing time moved).
     count_edits: CoalescedEdits
+    #: A server's own questions (issue 27), built by `build_bot` beside the other services.
+    guild_bank: GuildBankService
 
     def __init__(
         self,

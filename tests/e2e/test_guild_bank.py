@@ -1,0 +1,161 @@
+"""End to end: `/tpquiz-admin bank ...`, a server's own questions (issue 27), with the
+unmodified discord.py client against the loopback Discord, which serves the uploaded
+attachment's bytes at its URL (tests/loopback/server.py `attachment`).
+
+An upload with errors names file and line and stores nothing; a good one is listed and
+shown; an export uploads back to the same questions (new versions, same content); a
+member without Manage Server is refused; a file over the limit is refused from its size
+before any download; another server sees none of it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from tests.e2e.conftest import CHANNEL_ID, GUILD_ID, QuizHarness, callback_message
+from tests.loopback.server import ALL_PERMISSIONS, FOLLOWUP_ROUTE, RecordedRequest
+from tests.quiz.test_own_upload import BOTH, GOOD_EN
+
+ADMIN, ALICE = 1_300_000_000_000_027_001, 1_300_000_000_000_027_002
+OTHER_GUILD = 1_300_000_000_000_027_999
+EPHEMERAL = 64
+
+
+async def _followup(quiz: QuizHarness, deferred: RecordedRequest) -> RecordedRequest:
+    assert deferred.body["type"] == 5 and deferred.body["data"]["flags"] & EPHEMERAL
+    return await quiz.loopback.wait_for(
+        lambda r: r.route == FOLLOWUP_ROUTE and r.method == "POST", since=deferred.index
+    )
+
+
+async def _bank(
+    quiz: QuizHarness, member: dict[str, Any], sub: str, guild_id: int = GUILD_ID, **options: Any
+) -> RecordedRequest:
+    payload = quiz.command(
+        member,
+        f"bank {sub}",
+        options or None,
+        command="tpquiz-admin",
+        guild_id=guild_id,
+        channel_id=guild_id + 1 if guild_id != GUILD_ID else CHANNEL_ID,
+    )
+    return await quiz.loopback.interact(payload)
+
+
+async def _upload(
+    quiz: QuizHarness,
+    member: dict[str, Any],
+    filename: str,
+    data: bytes,
+    guild_id: int = GUILD_ID,
+    **options: Any,
+) -> RecordedRequest:
+    attachment = quiz.loopback.attachment(filename, data)
+    deferred = await _bank(quiz, member, "upload", guild_id, file=attachment, **options)
+    return await _followup(quiz, deferred)
+
+
+def _stored(quiz: QuizHarness, guild_id: int = GUILD_ID) -> list[tuple[str, int, int]]:
+    with sqlite3.connect(quiz.db_path) as conn:
+        return conn.execute(
+            "SELECT question_id, version, current FROM guild_questions WHERE guild_id = ?"
+            " ORDER BY question_id, version",
+            (guild_id,),
+        ).fetchall()
+
+
+def _attached(quiz: QuizHarness, request: RecordedRequest) -> bytes:
+    [attachment] = request.response["attachments"]
+    return quiz.loopback.uploads[int(attachment["id"])]
+
+
+async def test_an_upload_with_errors_names_file_and_line_and_stores_nothing(
+    quiz: QuizHarness,
+) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    broken = BOTH + "\n" + GOOD_EN.replace("difficulty: 2", "difficulty: 7")
+    async with quiz.bot():
+        reply = await _upload(quiz, admin, "ours.yaml", broken.encode())
+    content = reply.body["content"]
+    assert reply.body["flags"] & EPHEMERAL
+    assert reply.body["allowed_mentions"] == {"parse": []}
+    assert "1 problem(s); nothing was stored" in content
+    assert "ours.yaml:21: our-01: difficulty: difficulty 7 is out of range" in content
+    assert _stored(quiz) == []
+
+
+async def test_a_good_upload_is_listed_shown_and_exported_back_to_the_same_questions(
+    quiz: QuizHarness,
+) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    async with quiz.bot():
+        checked = await _upload(quiz, admin, "ours.yaml", GOOD_EN.encode(), **{"check-only": True})
+        assert "Checked only; nothing was stored" in checked.body["content"]
+        assert _stored(quiz) == []
+
+        reply = await _upload(quiz, admin, "ours.yaml", (GOOD_EN + "\n" + BOTH).encode())
+        assert "2 added, 0 replaced" in reply.body["content"], reply.body["content"]
+        assert _stored(quiz) == [("our-01", 1, 1), ("our-02", 1, 1)]
+
+        listed = callback_message(await _bank(quiz, admin, "list"))
+        description = listed["embeds"][0]["description"]
+        assert "`our-01` v1" in description and "`our-02` v1" in description
+        shown = callback_message(await _bank(quiz, admin, "show", id="our-02"))
+        embed = shown["embeds"][0]
+        assert (
+            embed["description"]
+            == "In our reading group, which resource does tensor parallelism divide?"
+        )
+        assert embed["fields"][0]["name"].startswith("✅")
+
+        exported = await _followup(quiz, await _bank(quiz, admin, "export"))
+        data = _attached(quiz, exported)
+        again = await _upload(quiz, admin, "tpquiz-export.yaml", data)
+        assert "0 added, 2 replaced" in again.body["content"], again.body["content"]
+    assert _stored(quiz) == [("our-01", 1, 0), ("our-01", 2, 1), ("our-02", 1, 0), ("our-02", 2, 1)]
+    with sqlite3.connect(quiz.db_path) as conn:
+        bodies = conn.execute(
+            "SELECT question_id, version, body FROM guild_questions ORDER BY 1, 2"
+        ).fetchall()
+    assert bodies[0][2] == bodies[1][2] and bodies[2][2] == bodies[3][2]
+
+
+async def test_a_member_without_manage_server_is_refused(quiz: QuizHarness) -> None:
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        attachment = quiz.loopback.attachment("ours.yaml", GOOD_EN.encode())
+        refused = callback_message(await _bank(quiz, alice, "upload", file=attachment))
+        listed = callback_message(await _bank(quiz, alice, "list"))
+    assert refused["flags"] & EPHEMERAL
+    assert refused["content"] == (
+        "Only members with the **Manage Server** permission can use these commands."
+    )
+    assert listed["content"] == refused["content"]
+    assert quiz.loopback.downloads == []
+    assert _stored(quiz) == []
+
+
+async def test_a_file_over_the_limit_is_refused_before_any_download(quiz: QuizHarness) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    async with quiz.bot():
+        attachment = quiz.loopback.attachment("big.yaml", b"- id: x\n", size=2 * 1024 * 1024)
+        deferred = await _bank(quiz, admin, "upload", file=attachment)
+        reply = await _followup(quiz, deferred)
+    assert "the limit is 1024 KiB" in reply.body["content"]
+    assert quiz.loopback.downloads == []
+
+
+async def test_another_server_sees_none_of_them(quiz: QuizHarness) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    quiz.loopback.add_guild(OTHER_GUILD, name="Another group")
+    async with quiz.bot():
+        await _upload(quiz, admin, "ours.yaml", GOOD_EN.encode())
+        assert _stored(quiz) == [("our-01", 1, 1)]
+        listed = callback_message(await _bank(quiz, admin, "list", guild_id=OTHER_GUILD))
+        shown = callback_message(
+            await _bank(quiz, admin, "show", guild_id=OTHER_GUILD, id="our-01")
+        )
+    assert listed["embeds"][0]["description"].startswith("No questions yet")
+    assert shown["content"] == "This server has no question `our-01`."
+    assert _stored(quiz, OTHER_GUILD) == []

@@ -73,6 +73,7 @@ class GuildBankService:
         stored = await self.store.put(
             guild_id, check.questions, now_ms=self.service.now_ms(), limit=MAX_SERVER_QUESTIONS
         )
+        self.service.own.forget(guild_id)
         return Upload(check, stored)
 
     async def page(self, guild_id: int, page: int) -> tuple[list[OwnQuestion], int, int]:
@@ -89,7 +90,9 @@ class GuildBankService:
         return found
 
     async def retire(self, guild_id: int, question_id: str) -> OwnQuestion:
-        if not await self.store.retire(guild_id, question_id, now_ms=self.service.now_ms()):
+        retired = await self.store.retire(guild_id, question_id, now_ms=self.service.now_ms())
+        self.service.own.forget(guild_id)
+        if not retired:
             found = await self.store.get(guild_id, question_id)
             if found is None:
                 raise QuizError("bank_unknown", question_id=question_id)

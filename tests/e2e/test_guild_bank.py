@@ -159,3 +159,61 @@ async def test_another_server_sees_none_of_them(quiz: QuizHarness) -> None:
     assert listed["embeds"][0]["description"].startswith("No questions yet")
     assert shown["content"] == "This server has no question `our-01`."
     assert _stored(quiz, OTHER_GUILD) == []
+
+
+async def test_show_autocompletes_the_servers_ids_and_retire_stops_the_picks(
+    quiz: QuizHarness,
+) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    alice = quiz.member(ALICE, "alice")
+    quiz.loopback.add_guild(OTHER_GUILD, name="Another group")
+    async with quiz.bot():
+        await _upload(quiz, admin, "ours.yaml", (GOOD_EN + "\n" + BOTH).encode())
+        for guild, channel, expected in (
+            (GUILD_ID, CHANNEL_ID, ["our-01", "our-02"]),
+            (OTHER_GUILD, OTHER_GUILD + 1, []),
+        ):
+            payload = quiz.loopback.autocomplete(
+                guild, channel, admin, "tpquiz-admin", "bank show", {"id": "our"}, "id"
+            )
+            await quiz.loopback.interact(payload)
+            assert [c["value"] for c in quiz.loopback.interaction(payload).choices] == expected
+        payload = quiz.loopback.autocomplete(
+            GUILD_ID, CHANNEL_ID, alice, "tpquiz-admin", "bank show", {"id": "our"}, "id"
+        )
+        await quiz.loopback.interact(payload)
+        assert quiz.loopback.interaction(payload).choices == []  # not for members
+
+        retired = callback_message(await _bank(quiz, admin, "retire", id="our-01"))
+        assert retired["content"].startswith("`our-01` is retired: it is no longer picked.")
+        again = callback_message(await _bank(quiz, admin, "retire", id="our-01"))
+        assert again["content"] == "`our-01` is already retired."
+        listed = callback_message(await _bank(quiz, admin, "list"))
+        assert "`our-01` v1 · " in listed["embeds"][0]["description"]
+        assert " · retired" in listed["embeds"][0]["description"]
+        assert listed["embeds"][0]["footer"]["text"] == "Page 1/1 · 2 questions (1 in use)"
+        exported = await _followup(quiz, await _bank(quiz, admin, "export"))
+        assert b"our-01" not in _attached(quiz, exported)  # only the questions in use
+
+
+async def test_many_problems_come_as_a_text_attachment_in_turkish(quiz: QuizHarness) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    broken = "\n".join(
+        BOTH.replace("our-02", f"our-{i:02d}").replace("difficulty: 1", "difficulty: 9")
+        for i in range(60)
+    )
+    async with quiz.bot():
+        attachment = quiz.loopback.attachment("çok.yaml", broken.encode())
+        payload = quiz.command(
+            admin, "bank upload", {"file": attachment}, command="tpquiz-admin", locale="tr"
+        )
+        reply = await _followup(quiz, await quiz.loopback.interact(payload))
+    content = reply.body["content"]
+    assert len(content) <= 2000
+    # 60 difficulties out of range, and the copies' stems are near-duplicates of each other.
+    assert content.startswith("❌ **çok.yaml**: 178 sorun; hiçbir şey kaydedilmedi.")
+    assert content.endswith("Listenin tamamı ekteki dosyada.")
+    listed = _attached(quiz, reply).decode().splitlines()
+    assert len(listed) == 178 and all(line.startswith("çok.yaml:") for line in listed)
+    assert sum(": difficulty: difficulty 9 is out of range" in line for line in listed) == 60
+    assert _stored(quiz) == []

@@ -41,7 +41,12 @@ from bot.bank.problems import Problem
 from bot.bank.questions import QuestionChecker, _line_of
 from bot.bank.yaml_lines import Map
 from bot.quiz.model import LANGS, Lang, Question, Text
-from bot.quiz.own_questions import MAX_UPLOAD_BYTES, MAX_UPLOAD_QUESTIONS, OwnQuestion
+from bot.quiz.own_questions import (
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_QUESTIONS,
+    ONLY_TAGS,
+    OwnQuestion,
+)
 
 __all__ = ["FORMATS", "Format", "UploadCheck", "check_upload", "export_yaml", "guess_format"]
 
@@ -261,8 +266,9 @@ def export_yaml(questions: Iterable[OwnQuestion]) -> str:
             choices.append(entry)
         item: dict[str, Any] = {"id": own.question_id, "topic": q.topic}
         item["difficulty"] = q.difficulty
-        if q.tags:
-            item["tags"] = sorted(q.tags)
+        tags = sorted(q.tags - set(ONLY_TAGS.values()))
+        if tags:
+            item["tags"] = tags
         item |= {
             "text": _bank_text(q.text, langs),
             "choices": choices,

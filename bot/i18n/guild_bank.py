@@ -7,6 +7,12 @@ from bot.quiz.model import Lang
 __all__ = ["GUILD_BANK_COMMANDS_TR", "GUILD_BANK_MESSAGES"]
 
 GUILD_BANK_MESSAGES: dict[str, dict[Lang, str]] = {
+    "own_only_language": {
+        "tr": "Bu sunucunun sorusu yalnızca {language} yazılmış.",
+        "en": "This server's question is written in {language} only.",
+    },
+    "language_tr": {"tr": "Türkçe", "en": "Turkish"},
+    "language_en": {"tr": "İngilizce", "en": "English"},
     "bank_unknown": {
         "tr": "Bu sunucunun `{question_id}` kimlikli bir sorusu yok.",
         "en": "This server has no question `{question_id}`.",

@@ -27,12 +27,15 @@ __all__ = [
     "MAX_SERVER_QUESTIONS",
     "MAX_UPLOAD_BYTES",
     "MAX_UPLOAD_QUESTIONS",
+    "ONLY_TAGS",
     "BankSettings",
     "Draw",
     "OwnQuestion",
     "PutResult",
     "decode",
     "encode",
+    "languages_of",
+    "only_language",
     "parse_runtime_id",
     "runtime_id",
 ]
@@ -50,6 +53,9 @@ DRAWS: tuple[Draw, ...] = ("both", "own", "bundled")
 DEFAULT_DAILY_SHARE = 50
 
 _SEPARATOR = "@"
+#: The tag `decode` gives a question written in one language, so that whoever renders it
+#: can say so to a member of the other language (bot/ui/render.py); never stored.
+ONLY_TAGS: dict[Lang, str] = {"tr": "only-tr", "en": "only-en"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +115,7 @@ def encode(question: Question, languages: tuple[Lang, ...]) -> str:
     body: dict[str, Any] = {
         "topic": question.topic,
         "difficulty": question.difficulty,
-        "tags": sorted(question.tags),
+        "tags": sorted(question.tags - set(ONLY_TAGS.values())),
         "text": _text(question.text, languages),
         "choices": [
             {
@@ -133,9 +139,17 @@ def _both(value: dict[str, str]) -> Text:
     return Text(tr=tr, en=en)
 
 
+def only_language(question: Question) -> Lang | None:
+    """The one language a server's question is written in; None for one in both."""
+    return next((lang for lang, tag in ONLY_TAGS.items() if tag in question.tags), None)
+
+
 def decode(body: str, question_id: str) -> Question:
-    """A stored question (`encode`'s JSON) as a `Question` named `question_id`."""
+    """A stored question (`encode`'s JSON) as a `Question` named `question_id`; one in a
+    single language carries that language's `ONLY_TAGS` tag."""
     data = json.loads(body)
+    present = [lang for lang in LANGS if lang in data["text"]]
+    only = {ONLY_TAGS[present[0]]} if len(present) == 1 else set()
     return Question(
         id=question_id,
         topic=data["topic"],
@@ -151,7 +165,7 @@ def decode(body: str, question_id: str) -> Question:
         ),
         explanation=_both(data["explanation"]),
         source=data["source"],
-        tags=frozenset(data.get("tags", ())),
+        tags=frozenset(data.get("tags", ())) | only,
     )
 
 

@@ -111,6 +111,7 @@ async def test_a_good_upload_is_listed_shown_and_exported_back_to_the_same_quest
 
         exported = await _followup(quiz, await _bank(quiz, admin, "export"))
         data = _attached(quiz, exported)
+        assert data.count(b"\n- id: ") == 2 and b"only-en" not in data  # as uploaded
         again = await _upload(quiz, admin, "tpquiz-export.yaml", data)
         assert "0 added, 2 replaced" in again.body["content"], again.body["content"]
     assert _stored(quiz) == [("our-01", 1, 0), ("our-01", 2, 1), ("our-02", 1, 0), ("our-02", 2, 1)]

@@ -99,3 +99,18 @@ async def test_another_server_never_draws_them(quiz: QuizHarness) -> None:
     theirs = _rows(quiz, "SELECT question_id FROM posts WHERE guild_id = ?", OTHER_GUILD)
     assert len(theirs) == 12 and all("@" not in qid for (qid,) in theirs)
     assert _rows(quiz, "SELECT COUNT(*) FROM posts WHERE guild_id = ?", GUILD_ID) == [(0,)]
+
+
+async def test_a_one_language_question_says_so_to_the_other_language(quiz: QuizHarness) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        await _upload(quiz, admin, "ours.yaml", GOOD_EN.encode())
+        await _bank(quiz, admin, "settings", draw="own")
+        _, turkish = await post_question(quiz, alice, guild_locale="tr")
+        _, english = await post_question(quiz, alice)
+    stem = "Our cluster has 4 GPUs per node joined by PCIe only."
+    assert turkish["embeds"][0]["description"].startswith(
+        "_Bu sunucunun sorusu yalnızca İngilizce yazılmış._\n" + stem
+    )
+    assert english["embeds"][0]["description"].startswith(stem)

@@ -32,6 +32,7 @@ async def test_a_one_language_question_reads_in_both_with_its_words(backend: Bac
     await backend.guild_bank.put(G, [(question, ("en",))], now_ms=1)
     own = await backend.guild_bank.get(G, "en-only")
     assert own is not None and own.languages == ("en",)
+    assert own.question.tags == {"only-en"}  # what renders the note for Turkish members
     assert own.question.text == Text(tr=question.text.en, en=question.text.en)
     assert own.question.choices[1].feedback == Text(tr="why not 1", en="why not 1")
 

@@ -14,9 +14,11 @@ import pytest
 from bot.quiz.own_questions import BankSettings
 from bot.services.daily import DailyService
 from bot.services.guild_bank import GuildBankService
+from bot.services.items import ItemStatsService
 from bot.services.quiz import QuizService
 from bot.storage.sqlite import Storage
 from tests.factories import make_bank, make_question
+from tests.itemsim import simulate, wrong_key_chooser
 from tests.quiz.test_own_upload import BOTH
 
 G, OTHER = 5, 6
@@ -114,3 +116,47 @@ async def test_a_half_share_mixes_both(service: QuizService) -> None:
         await daily.delivered(claim, 2000 + day)
         own += "@" in claim.question.id
     assert 10 <= own <= 30  # 50 % by default, with random.Random(3)
+
+
+async def test_an_own_question_reported_twice_leaves_the_picks(service: QuizService) -> None:
+    items = ItemStatsService(service)  # sets the pool's hook, as build_bot does
+    bank = GuildBankService(service)
+    await _own(service, G, "our-1", "our-2")
+    await service.storage.guild_bank.set_settings(G, BankSettings("own", 50))
+    for user in (1, 2):
+        await service.storage.reports.add(
+            guild_id=G, user_id=user, question_id="our-1@1", language="en",
+            reason="wrong_answer", body=None, now_ms=10 + user,
+        )  # fmt: skip
+    service.own.forget(G)
+    assert {q.id for q in await service.own.pool(G)} == {"our-2@1"}
+    assert await bank.withheld(G) == {"our-1@1": "reported"}
+    assert await items.withheld(OTHER, []) == {}
+
+
+async def test_an_own_question_flagged_wrong_key_leaves_the_picks_and_is_in_the_view(
+    service: QuizService, tmp_path: Path
+) -> None:
+    items = ItemStatsService(service)
+    bank = GuildBankService(service)
+    await _own(service, G, "our-1", *(f"our-s{i}" for i in range(5)))
+    await service.storage.guild_bank.set_settings(G, BankSettings("own", 50))
+    own = {o.question_id: o.question for o in await service.storage.guild_bank.current(G)}
+    planted, sound = own["our-1"], [own[f"our-s{i}"] for i in range(5)]
+    await simulate(service.storage.file or tmp_path, guild_id=G, members=range(60),
+                   questions=[*sound, planted], choose=wrong_key_chooser(planted, sound))  # fmt: skip
+    assert await items.refresh(G, now_ms=5)
+    stats = await items.server_stats(G)
+    assert stats.as_of_ms == 5  # read from the summary, which covers the server's own
+    flagged = stats.of("our-1@1")
+    assert flagged is not None and flagged.flags[0].code == "wrong_key"
+    service.own.forget(G)
+    assert "our-1@1" not in {q.id for q in await service.own.pool(G)}
+    assert await bank.withheld(G) == {"our-1@1": "wrong_key"}
+    # An upload (a fixed key: a new version) makes the summary stale; the new version is
+    # picked again, with no figures yet.
+    fixed = replace(make_question("our-1", correct=1), topic="practice")
+    await service.storage.guild_bank.put(G, [(fixed, ("en",))], now_ms=9)
+    await bank._changed(G)
+    assert [g for g, _ in await items.due()] == [G]
+    assert "our-1@2" in {q.id for q in await service.own.pool(G)}

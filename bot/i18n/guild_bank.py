@@ -91,6 +91,14 @@ GUILD_BANK_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "`{id}` v{version} · {topic} · {languages}",
     },
     "bank_retired_mark": {"tr": " · kaldırıldı", "en": " · retired"},
+    "bank_withheld_wrong_key": {
+        "tr": " · ⚠️ seçilmiyor: anahtarı büyük olasılıkla yanlış (madde istatistikleri)",
+        "en": " · ⚠️ out of the picks: likely wrong key (item statistics)",
+    },
+    "bank_withheld_reported": {
+        "tr": " · ⚠️ seçilmiyor: iki ya da daha çok açık bildirim",
+        "en": " · ⚠️ out of the picks: two open reports or more",
+    },
     "bank_show_head": {
         "tr": "`{id}` sürüm {version} · {topic} · zorluk {difficulty}/3 · dil: {languages}",
         "en": "`{id}` version {version} · {topic} · difficulty {difficulty}/3 · in: {languages}",

@@ -73,8 +73,22 @@ class GuildBankService:
         stored = await self.store.put(
             guild_id, check.questions, now_ms=self.service.now_ms(), limit=MAX_SERVER_QUESTIONS
         )
-        self.service.own.forget(guild_id)
+        if stored.refused_total is None:
+            await self._changed(guild_id)
         return Upload(check, stored)
+
+    async def _changed(self, guild_id: int) -> None:
+        """The server's questions changed: its pool is read again at the next pick, and
+        its item statistics summary (which covers its own questions) recomputed."""
+        self.service.own.forget(guild_id)
+        await self.service.storage.items.mark_stale(guild_id)
+
+    async def withheld(self, guild_id: int) -> dict[str, str]:
+        """The server's questions out of the picks until a moderator looks, and why."""
+        if self.service.own.withheld is None:
+            return {}
+        stored = await self.store.current(guild_id, retired=True)
+        return await self.service.own.withheld(guild_id, [o.question for o in stored])
 
     async def page(self, guild_id: int, page: int) -> tuple[list[OwnQuestion], int, int]:
         """The questions of page `page` (0-based, clamped), the page shown and the pages."""
@@ -91,7 +105,7 @@ class GuildBankService:
 
     async def retire(self, guild_id: int, question_id: str) -> OwnQuestion:
         retired = await self.store.retire(guild_id, question_id, now_ms=self.service.now_ms())
-        self.service.own.forget(guild_id)
+        await self._changed(guild_id)
         if not retired:
             found = await self.store.get(guild_id, question_id)
             if found is None:

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from bot.quiz.model import Bank, Question
 from bot.quiz.own_questions import BankSettings, parse_runtime_id
 from bot.storage.contract import GuildBankContract
 
-__all__ = ["POOL_SECONDS", "OwnPools"]
+__all__ = ["POOL_SECONDS", "OwnPools", "Withheld"]
+
+#: (server, its questions) -> {question id: why it stays out of the picks}
+Withheld = Callable[[int, Sequence[Question]], Awaitable[dict[str, str]]]
 
 #: How long a server's pool is kept before it is read again (another process's change
 #: shows within this time).
@@ -40,6 +43,10 @@ class OwnPools:
         self.now_ms = now_ms
         #: guild -> (read at, its questions in use, the bundled and its own together)
         self._pools: dict[int, tuple[int, Bank, Bank]] = {}
+        #: Which of a server's questions (all it keeps, retired too) stay out of the picks
+        #: until a moderator looks, and why; set by the item statistics service
+        #: (bot/services/items.py `withheld`), which knows the flags.
+        self.withheld: Withheld | None = None
         self._versions: OrderedDict[tuple[int, str], Question] = OrderedDict()
 
     def forget(self, guild_id: int) -> None:
@@ -51,11 +58,14 @@ class OwnPools:
         kept = self._pools.get(guild_id)
         if kept is not None and now - kept[0] < POOL_SECONDS * 1000:
             return kept[1], kept[2]
-        questions = [own.question for own in await self.store.current(guild_id)]
+        stored = await self.store.current(guild_id, retired=True)
+        every = [own.question for own in stored]
+        out = {} if self.withheld is None or not every else await self.withheld(guild_id, every)
+        questions = [o.question for o in stored if not o.retired and o.question.id not in out]
         own = Bank.of(questions)
         both = Bank.of([*self.bundled, *questions]) if questions else self.bundled
         self._pools[guild_id] = (now, own, both)
-        for question in questions:
+        for question in every:
             self._keep(guild_id, question)
         return own, both
 

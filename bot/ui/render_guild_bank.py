@@ -101,7 +101,13 @@ def _languages(own: OwnQuestion) -> str:
 
 
 def list_embed(
-    questions: list[OwnQuestion], page: int, pages: int, total: int, used: int, lang: Lang
+    questions: list[OwnQuestion],
+    page: int,
+    pages: int,
+    total: int,
+    used: int,
+    lang: Lang,
+    withheld: dict[str, str] | None = None,
 ) -> discord.Embed:
     embed = discord.Embed(title=t("bank_list_title", lang))
     if not questions:
@@ -119,6 +125,7 @@ def list_embed(
         )
         if own.retired:
             line += t("bank_retired_mark", lang)
+        line += _withheld(own, withheld, lang)
         text = own.question.text.get(lang)
         short = text if len(text) <= 80 else text[:79] + "…"
         lines.append(f"{line}\n{_escaped(short)}")
@@ -127,7 +134,15 @@ def list_embed(
     return embed
 
 
-def question_embed(own: OwnQuestion, lang: Lang) -> discord.Embed:
+def _withheld(own: OwnQuestion, withheld: dict[str, str] | None, lang: Lang) -> str:
+    """One line's end saying why a question is out of the picks, or nothing."""
+    why = (withheld or {}).get(own.question.id)
+    return "" if why is None or own.retired else t(f"bank_withheld_{why}", lang)
+
+
+def question_embed(
+    own: OwnQuestion, lang: Lang, withheld: dict[str, str] | None = None
+) -> discord.Embed:
     """One question as its moderators check it: the stem, the choices with the key and
     the feedback, the explanation and the source."""
     q = own.question
@@ -143,6 +158,7 @@ def question_embed(own: OwnQuestion, lang: Lang) -> discord.Embed:
     )
     if own.retired:
         head += t("bank_retired_mark", lang)
+    head += _withheld(own, withheld, lang)
     embed = discord.Embed(title=own.question_id, description=_escaped(q.text.get(shown_lang)))
     for i, choice in enumerate(q.choices):
         mark = "✅" if choice.correct else "❌"

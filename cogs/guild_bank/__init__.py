@@ -150,7 +150,8 @@ async def list_command(
         questions, shown, pages = await service.page(caller.guild_id, page - 1)
         total = len(await service.store.current(caller.guild_id, retired=True))
         used = await service.store.count(caller.guild_id)
-        return list_embed(questions, shown, pages, total, used, caller.lang)
+        withheld = await service.withheld(caller.guild_id)
+        return list_embed(questions, shown, pages, total, used, caller.lang, withheld)
 
     done = await preamble(interaction, work, ephemeral=True)
     if done is not None:
@@ -166,8 +167,9 @@ async def show_command(
     check_admin_command(interaction, WHAT)
 
     async def work(caller: Caller) -> discord.Embed:
-        own = await _service(interaction).show(caller.guild_id, question_id)
-        return question_embed(own, caller.lang)
+        service = _service(interaction)
+        own = await service.show(caller.guild_id, question_id)
+        return question_embed(own, caller.lang, await service.withheld(caller.guild_id))
 
     done = await preamble(interaction, work, ephemeral=True)
     if done is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from bot.storage.sqlite.reports import add_report
 from tests.e2e.conftest import CHANNEL_ID, GUILD_ID, QuizHarness, callback_message
 from tests.loopback.server import ALL_PERMISSIONS, FOLLOWUP_ROUTE, RecordedRequest
 from tests.quiz.test_own_upload import BOTH, GOOD_EN
@@ -218,3 +219,23 @@ async def test_many_problems_come_as_a_text_attachment_in_turkish(quiz: QuizHarn
     assert len(listed) == 178 and all(line.startswith("çok.yaml:") for line in listed)
     assert sum(": difficulty: difficulty 9 is out of range" in line for line in listed) == 60
     assert _stored(quiz) == []
+
+
+async def test_a_question_reported_twice_says_why_it_is_out_of_the_picks(
+    quiz: QuizHarness,
+) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    async with quiz.bot():
+        await _upload(quiz, admin, "ours.yaml", (GOOD_EN + "\n" + BOTH).encode())
+        with sqlite3.connect(quiz.db_path, isolation_level=None) as conn:
+            for user in (ALICE, ALICE + 1):
+                add_report(conn, guild_id=GUILD_ID, user_id=user, question_id="our-02@1",
+                           language="en", reason="wrong_answer", body="hm", now_ms=1)  # fmt: skip
+        listed = callback_message(await _bank(quiz, admin, "list"))
+        shown = callback_message(await _bank(quiz, admin, "show", id="our-02"))
+    lines = listed["embeds"][0]["description"].splitlines()
+    assert lines[0].startswith("`our-01` v1") and "out of the picks" not in lines[0]
+    assert lines[2].endswith(" · ⚠️ out of the picks: two open reports or more")
+    assert shown["embeds"][0]["footer"]["text"].endswith(
+        "out of the picks: two open reports or more"
+    )

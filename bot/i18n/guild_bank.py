@@ -91,6 +91,10 @@ GUILD_BANK_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "`{id}` v{version} · {topic} · {languages}",
     },
     "bank_retired_mark": {"tr": " · kaldırıldı", "en": " · retired"},
+    "bank_probation": {
+        "tr": " · deneme sürecinde: {n}/{limit} ilk cevap",
+        "en": " · on probation: {n}/{limit} first answers",
+    },
     "bank_withheld_wrong_key": {
         "tr": " · ⚠️ seçilmiyor: anahtarı büyük olasılıkla yanlış (madde istatistikleri)",
         "en": " · ⚠️ out of the picks: likely wrong key (item statistics)",

@@ -65,9 +65,14 @@ class ItemStatsService:
         # A server's own questions flagged or reported twice leave its picks (issue 27).
         service.own.withheld = self.withheld
 
-    def question(self, question_id: str) -> Question | None:
-        """The pool's question (a template's stand-in for a computed one), or None."""
-        return self.service.pool.get(question_id)
+    async def question(self, guild_id: int, question_id: str) -> Question | None:
+        """The pool's question (a template's stand-in for a computed one), or a version
+        of the server's own ('id@version', issue 27), or None."""
+        found = self.service.pool.get(question_id)
+        if found is None:
+            await self.service.own.load(guild_id, (question_id,))
+            found = self.service.own.known(guild_id, question_id)
+        return found
 
     def items(self, own: Sequence[Question] = ()) -> list[Item]:
         """The bank's items, then the server's own questions' (issue 27: every version

@@ -16,6 +16,7 @@ import discord
 from bot.bank.problems import Problem
 from bot.bank.topic_names import topic_name
 from bot.i18n import t
+from bot.quiz.itemstats import MIN_FLAG_ANSWERS
 from bot.quiz.model import LETTERS, Lang
 from bot.quiz.own_questions import MAX_SERVER_QUESTIONS, BankSettings, OwnQuestion
 from bot.services.guild_bank import Upload
@@ -108,6 +109,7 @@ def list_embed(
     used: int,
     lang: Lang,
     withheld: dict[str, str] | None = None,
+    answers: dict[str, int] | None = None,
 ) -> discord.Embed:
     embed = discord.Embed(title=t("bank_list_title", lang))
     if not questions:
@@ -125,13 +127,21 @@ def list_embed(
         )
         if own.retired:
             line += t("bank_retired_mark", lang)
-        line += _withheld(own, withheld, lang)
+        line += _withheld(own, withheld, lang) + _probation(own, answers, lang)
         text = own.question.text.get(lang)
         short = text if len(text) <= 80 else text[:79] + "…"
         lines.append(f"{line}\n{_escaped(short)}")
     embed.description = "\n".join(lines)
     embed.set_footer(text=t("bank_list_page", lang, page=page + 1, pages=pages, n=total, used=used))
     return embed
+
+
+def _probation(own: OwnQuestion, answers: dict[str, int] | None, lang: Lang) -> str:
+    """A new question is on probation until its first answers can flag it (issue 27)."""
+    if answers is None or own.retired:
+        return ""
+    n = answers.get(own.question.id, 0)
+    return "" if n >= MIN_FLAG_ANSWERS else t("bank_probation", lang, n=n, limit=MIN_FLAG_ANSWERS)
 
 
 def _withheld(own: OwnQuestion, withheld: dict[str, str] | None, lang: Lang) -> str:
@@ -141,7 +151,10 @@ def _withheld(own: OwnQuestion, withheld: dict[str, str] | None, lang: Lang) -> 
 
 
 def question_embed(
-    own: OwnQuestion, lang: Lang, withheld: dict[str, str] | None = None
+    own: OwnQuestion,
+    lang: Lang,
+    withheld: dict[str, str] | None = None,
+    answers: dict[str, int] | None = None,
 ) -> discord.Embed:
     """One question as its moderators check it: the stem, the choices with the key and
     the feedback, the explanation and the source."""
@@ -158,7 +171,7 @@ def question_embed(
     )
     if own.retired:
         head += t("bank_retired_mark", lang)
-    head += _withheld(own, withheld, lang)
+    head += _withheld(own, withheld, lang) + _probation(own, answers, lang)
     embed = discord.Embed(title=own.question_id, description=_escaped(q.text.get(shown_lang)))
     for i, choice in enumerate(q.choices):
         mark = "✅" if choice.correct else "❌"

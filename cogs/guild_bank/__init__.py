@@ -64,6 +64,12 @@ def _service(interaction: Interaction) -> GuildBankService:
     return interaction.client.guild_bank
 
 
+async def _first_answers(interaction: Interaction, guild_id: int) -> dict[str, int]:
+    """First answers per question in the server (its item statistics), for probation."""
+    stats = await interaction.client.items.server_stats(guild_id)
+    return {s.question_id: s.answers for s in stats.stats}
+
+
 async def _download(attachment: discord.Attachment) -> bytes:
     """The attachment's bytes: its size checked first, the download under a timeout."""
     if attachment.size > MAX_UPLOAD_BYTES:
@@ -151,7 +157,8 @@ async def list_command(
         total = len(await service.store.current(caller.guild_id, retired=True))
         used = await service.store.count(caller.guild_id)
         withheld = await service.withheld(caller.guild_id)
-        return list_embed(questions, shown, pages, total, used, caller.lang, withheld)
+        answers = await _first_answers(interaction, caller.guild_id)
+        return list_embed(questions, shown, pages, total, used, caller.lang, withheld, answers)
 
     done = await preamble(interaction, work, ephemeral=True)
     if done is not None:
@@ -169,7 +176,9 @@ async def show_command(
     async def work(caller: Caller) -> discord.Embed:
         service = _service(interaction)
         own = await service.show(caller.guild_id, question_id)
-        return question_embed(own, caller.lang, await service.withheld(caller.guild_id))
+        withheld = await service.withheld(caller.guild_id)
+        answers = await _first_answers(interaction, caller.guild_id)
+        return question_embed(own, caller.lang, withheld, answers)
 
     done = await preamble(interaction, work, ephemeral=True)
     if done is not None:

@@ -235,7 +235,10 @@ async def test_a_question_reported_twice_says_why_it_is_out_of_the_picks(
         shown = callback_message(await _bank(quiz, admin, "show", id="our-02"))
     lines = listed["embeds"][0]["description"].splitlines()
     assert lines[0].startswith("`our-01` v1") and "out of the picks" not in lines[0]
-    assert lines[2].endswith(" · ⚠️ out of the picks: two open reports or more")
+    assert lines[0].endswith(" · on probation: 0/30 first answers")
+    assert lines[2].endswith(
+        " · ⚠️ out of the picks: two open reports or more · on probation: 0/30 first answers"
+    )
     assert shown["embeds"][0]["footer"]["text"].endswith(
-        "out of the picks: two open reports or more"
+        "⚠️ out of the picks: two open reports or more · on probation: 0/30 first answers"
     )

@@ -114,3 +114,24 @@ async def test_a_one_language_question_says_so_to_the_other_language(quiz: QuizH
         "_Bu sunucunun sorusu yalnızca İngilizce yazılmış._\n" + stem
     )
     assert english["embeds"][0]["description"].startswith(stem)
+
+
+async def test_the_admin_view_of_an_own_question_is_its_servers_only(quiz: QuizHarness) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    quiz.loopback.add_guild(OTHER_GUILD, name="Another group")
+    async with quiz.bot():
+        await _upload(quiz, admin, "ours.yaml", BOTH.encode())
+        view = await quiz.loopback.interact(
+            quiz.command(admin, "question", {"id": "our-02@1"}, command="tpquiz-admin")
+        )
+        elsewhere = await quiz.loopback.interact(
+            quiz.command(
+                admin, "question", {"id": "our-02@1"}, command="tpquiz-admin",
+                guild_id=OTHER_GUILD, channel_id=OTHER_GUILD + 1,
+            )
+        )  # fmt: skip
+    embed = callback_message(view)["embeds"][0]
+    assert "In our reading group, which resource does tensor parallelism divide?" in (
+        embed["title"] + embed.get("description", "")
+    )
+    assert callback_message(elsewhere)["content"] == "There is no question 'our-02@1' in the bank."

@@ -10,8 +10,12 @@ before any download; another server sees none of it.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import sys
 from typing import Any
+
+import pytest
 
 from bot.storage.sqlite.reports import add_report
 from tests.e2e.conftest import CHANNEL_ID, GUILD_ID, QuizHarness, callback_message
@@ -242,3 +246,24 @@ async def test_a_question_reported_twice_says_why_it_is_out_of_the_picks(
     assert shown["embeds"][0]["footer"]["text"].endswith(
         "⚠️ out of the picks: two open reports or more · on probation: 0/30 first answers"
     )
+
+
+async def test_a_download_that_fails_or_hangs_is_one_sentence_and_stores_nothing(
+    quiz: QuizHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    admin = quiz.member(ADMIN, "admin", permissions=ALL_PERMISSIONS)
+    async with quiz.bot():
+        gone = quiz.loopback.attachment("gone.yaml", GOOD_EN.encode())
+        del quiz.loopback.uploads[int(gone["id"])]  # the CDN no longer has it
+        reply = await _followup(quiz, await _bank(quiz, admin, "upload", file=gone))
+        assert reply.body["content"] == (
+            "The file could not be read from Discord (HTTP 404). Try again; nothing was stored."
+        )
+        # The extension's module as the bot loaded it (discord.py imports it afresh).
+        monkeypatch.setattr(sys.modules["cogs.guild_bank"], "DOWNLOAD_TIMEOUT", 0.05)
+        quiz.loopback.attachment_gate = gate = asyncio.Event()
+        slow = quiz.loopback.attachment("slow.yaml", GOOD_EN.encode())
+        reply = await _followup(quiz, await _bank(quiz, admin, "upload", file=slow))
+        gate.set()
+        assert reply.body["content"].startswith("The file could not be read from Discord (0 s).")
+    assert _stored(quiz) == []

@@ -418,6 +418,8 @@ class LoopbackDiscord:
         self.uploads: dict[int, bytes] = {}
         #: Attachments the bot downloaded (GET /attachments/...), by id, in order.
         self.downloads: list[int] = []
+        #: While set and not yet released, an attachment's GET waits for it (a slow CDN).
+        self.attachment_gate: asyncio.Event | None = None
         #: Synced application commands: key ``"global"`` or the guild id.
         self.commands: dict[str | int, list[dict[str, Any]]] = {}
         self.guilds: dict[int, _Guild] = {}
@@ -1825,6 +1827,8 @@ class LoopbackDiscord:
         data = self.uploads.get(int(raw)) if raw.isdigit() else None
         if data is None:
             return web.Response(status=404)
+        if self.attachment_gate is not None:
+            await self.attachment_gate.wait()
         self.downloads.append(int(raw))
         return web.Response(body=data, content_type="application/octet-stream")
 

@@ -76,7 +76,8 @@ def upload_reply(
             head += "\n" + t("bank_replaced", lang, ids=_ids(stored.replaced))
     lines = _problem_lines(check.problems)
     if check.warnings:
-        lines += ["", t("bank_warnings", lang, n=len(check.warnings))]
+        lines += [""] if lines else []
+        lines += [t("bank_warnings", lang, n=len(check.warnings))]
         lines += _problem_lines(check.warnings)
     if not lines:
         return head, None

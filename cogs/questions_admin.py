@@ -161,7 +161,7 @@ async def _one_question(
     """The server's statistics (one question's shown) and the question's reports."""
     guild_id = _admin(interaction)
     items = interaction.client.items
-    question = items.question(question_id)
+    question = await items.question(guild_id, question_id)
     if question is None:
         raise QuizError("question_unknown", question_id=question_id)
     stats = await items.server_stats(guild_id)

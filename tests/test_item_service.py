@@ -46,10 +46,23 @@ class FakeItems:
         return True
 
 
+class NoOwnQuestions:
+    """The `guild_bank` store of a server without questions of its own (issue 27)."""
+
+    async def current(self, guild_id: int, *, retired: bool = False) -> list[Any]:
+        return []
+
+
 async def test_the_service_runs_on_the_contract_store_alone() -> None:
     fake = FakeItems()
-    storage = SimpleNamespace(items=fake)  # no `db`: nothing but the contract
-    service = cast(QuizService, SimpleNamespace(storage=storage, pool=make_bank(), templates=[]))
+    # No `db`: nothing but the contract (and a server without questions of its own).
+    storage = SimpleNamespace(items=fake, guild_bank=NoOwnQuestions())
+    service = cast(
+        QuizService,
+        SimpleNamespace(
+            storage=storage, pool=make_bank(), templates=[], own=SimpleNamespace(withheld=None)
+        ),
+    )
     items = ItemStatsService(service)
     view = await items.server_stats(7)
     assert view.as_of_ms is None and len(view.stats) == len(items.items())

@@ -51,6 +51,11 @@ class FieldChecker:
         self.problems: list[Problem] = []
         self._file = ""
         self._qid = "-"
+        #: A server's own questions (issue 27) may be in one language: a text then needs
+        #: only one of tr and en, and the languages each text had are kept in
+        #: `languages_seen` (the question checker asks that all agree).
+        self.one_language = False
+        self.languages_seen: set[frozenset[str]] = set()
 
     def add(self, line: int, field: str, message: str) -> None:
         self.problems.append(Problem(self._file, line, self._qid, field, message))
@@ -126,7 +131,10 @@ class FieldChecker:
                     "only tr and en are allowed",
                 )
         strings: dict[str, str] = {}
+        present = [lang for lang in LANGS if lang in value]
         for lang in LANGS:
+            if lang not in value and self.one_language and present:
+                continue
             if lang not in value:
                 self.add(
                     line,
@@ -139,4 +147,7 @@ class FieldChecker:
                 strings[lang] = text
         if len(self.problems) != before:
             return None
-        return Text(tr=strings["tr"], en=strings["en"])
+        self.languages_seen.add(frozenset(strings))
+        return Text(
+            tr=strings.get("tr", strings.get("en", "")), en=strings.get("en", strings.get("tr", ""))
+        )

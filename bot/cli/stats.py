@@ -7,7 +7,9 @@ connection, SQLite doing the per-member pass (bot/storage/sqlite/itemstats.py `m
 row arrives with its member's accuracy on their other answers), computes the figures
 with `bot.quiz.itemstats_fast.bank_stats_member_rows` (the same figures as
 `bot.quiz.itemstats.bank_stats`; docs/performance.md 7 has the times at a million
-answers), and prints one row per question, flagged first, with the file and line to fix. Nothing about a member is
+answers), and prints one row per question, flagged first, with the file and line to fix
+(with --guild, the server's own questions too, marked as the server's: issue 27; without
+it they are left out, since their ids are per server). Nothing about a member is
 printed, only counts. `reports` lists members' problem reports; `reports resolve` closes
 one with a note. With TPQUIZ_DATABASE_URL set, all three run on PostgreSQL through the
 storage contract (`open_storage`, read-only for the listings: never migrating), the
@@ -25,7 +27,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
@@ -117,8 +119,11 @@ def _where(question: Question) -> str:
     return f"{shown}:{question.line}"
 
 
-def report_rows(stats: list[ItemStats], pool: Bank) -> list[dict[str, object]]:
-    """The report as plain rows (JSON and CSV print them; the table is built from them)."""
+def report_rows(
+    stats: list[ItemStats], pool: Bank, own: Collection[str] = ()
+) -> list[dict[str, object]]:
+    """The report as plain rows (JSON and CSV print them; the table is built from them);
+    `own` are the ids of the server's own questions (issue 27), marked `own`."""
     rows: list[dict[str, object]] = []
     for s in stats:
         question = pool[s.question_id]
@@ -126,6 +131,7 @@ def report_rows(stats: list[ItemStats], pool: Bank) -> list[dict[str, object]]:
         rows.append(
             {
                 "question_id": s.question_id,
+                "own": s.question_id in own,
                 "topic": question.topic,
                 "topic_name": {lang: topic_name(question.topic, lang) for lang in LANGS},
                 "file": _where(question).rsplit(":", 1)[0] if question.file else "",
@@ -182,6 +188,8 @@ def _table(rows: list[dict[str, object]], out: TextIO) -> None:
         flags = r["flags"]
         assert isinstance(flags, list)
         where = f"{r['file']}:{r['line']}" if r["file"] else ""
+        if r["own"]:
+            where = "this server's own"
         out.write(
             f"{'!' if flags else ' ':1} {str(r['question_id']):<34}"
             f" {_topic(r):<{TOPIC_WIDTH}} {r['key']!s:>3}"
@@ -232,10 +240,19 @@ def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     pool, computed = _pool(settings)
     started = time.perf_counter()
     answers, reports = admin.first_answers(settings, args.guild)
+    own: list[Question] = []
+    if args.guild is not None:  # a server's own questions count in that server only
+        guild = args.guild
+
+        async def read(storage: StorageContract) -> list[Question]:
+            return [o.question for o in await storage.guild_bank.current(guild, retired=True)]
+
+        own = _with_storage(settings, read, readonly=True)
+        pool = Bank.of([*pool, *own])
     items = [item_of(q, computed=q.id in computed) for q in pool]
     stats = bank_stats_member_rows(items, answers, reports)
     stats = [s for s in stats if s.answers >= args.min_answers and (s.flagged or not args.flagged)]
-    rows = report_rows(stats, pool)
+    rows = report_rows(stats, pool, {q.id for q in own})
     if args.json:
         json.dump(rows, out, ensure_ascii=False, indent=2)
         out.write("\n")
@@ -259,7 +276,7 @@ def _csv(rows: list[dict[str, object]], out: TextIO) -> None:
     plain += ["discrimination", "ranked_members", "open_reports"]
     fields = [*plain[:2], "topic_en", "topic_tr", *plain[2:]]
     fields += [f"{part}_{x}" for part in ("pick", "top", "bottom") for x in letters]
-    fields += ["flags", "reasons"]
+    fields += ["flags", "reasons", "own"]
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for r in rows:
@@ -276,6 +293,7 @@ def _csv(rows: list[dict[str, object]], out: TextIO) -> None:
         assert isinstance(flags, list)
         flat["flags"] = " ".join(f["flag"] for f in flags)
         flat["reasons"] = " | ".join(f["reason"] for f in flags)
+        flat["own"] = int(bool(r["own"]))
         writer.writerow(flat)
 
 

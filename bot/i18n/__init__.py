@@ -9,6 +9,7 @@ from __future__ import annotations
 from discord import Locale, app_commands
 
 from bot.i18n.figures import FIGURE_MESSAGES
+from bot.i18n.guild_bank import GUILD_BANK_COMMANDS_TR, GUILD_BANK_MESSAGES
 from bot.i18n.items import ITEM_COMMANDS_TR, ITEM_MESSAGES
 from bot.i18n.live import LIVE_COMMANDS_TR, LIVE_MESSAGES
 from bot.i18n.review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
@@ -334,6 +335,7 @@ MESSAGES.update(REVIEW_MESSAGES)
 MESSAGES.update(ITEM_MESSAGES)
 MESSAGES.update(LIVE_MESSAGES)
 MESSAGES.update(FIGURE_MESSAGES)
+MESSAGES.update(GUILD_BANK_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:
@@ -409,6 +411,7 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     **REVIEW_COMMANDS_TR,
     **ITEM_COMMANDS_TR,
     **LIVE_COMMANDS_TR,
+    **GUILD_BANK_COMMANDS_TR,
 }
 
 

@@ -30,6 +30,7 @@ from bot.ops.database_probe import DatabaseProbe
 from bot.ops.metrics import Metrics
 from bot.quiz.model import Bank
 from bot.services.daily import DailyService
+from bot.services.guild_bank import GuildBankService
 from bot.services.items import ItemStatsService
 from bot.services.live import LiveService
 from bot.services.privacy import PrivacyService
@@ -74,6 +75,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.questions_admin",
     "cogs.item_refresh",
     "cogs.retention",
+    "cogs.guild_bank",
 )
 
 
@@ -95,6 +97,8 @@ class TPQuizBot(commands.Bot):
     live_announcer: DiscordAnnouncer
     #: Figures drawn off the event loop and cached (issue 29; `bot.ui.figures`).
     figures: FigureCache
+    #: A server's own questions (issue 27), built by `build_bot` beside the other services.
+    guild_bank: GuildBankService
 
     def __init__(
         self,

@@ -29,6 +29,7 @@ from bot.quiz.model import Bank
 from bot.quiz.templates import TemplateSet
 from bot.runtime.bot import ShardedTPQuizBot, TPQuizBot
 from bot.services.daily import DailyService
+from bot.services.guild_bank import GuildBankService
 from bot.services.items import ItemStatsService
 from bot.services.live import LiveService
 from bot.services.privacy import PrivacyService
@@ -98,6 +99,7 @@ def build_bot(
         db_probe=DatabaseProbe(storage),
         **options,
     )
+    bot.guild_bank = GuildBankService(service)
     # These two send through the bot's connection, so they come right after it.
     bot.figures = FigureCache()
     bot.poster = DailyPoster(

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
-from bot.quiz.model import Lang, Question
+from bot.quiz.model import Bank, Lang, Question
+from bot.quiz.own_questions import parse_runtime_id
 from bot.quiz.picking import shuffled_order
 from bot.quiz.schedule import (
     CLOSE_AFTER_OFF,
@@ -214,7 +215,10 @@ class DailyService:
         last = _last_date(settings)
         if last is not None and last >= day:
             return None  # cheap early exit; the claim below is what guarantees it
-        pick = pick_daily(self.quiz.pool, await self.store.history(guild_id), self.quiz.rng)
+        pool = await self.quiz.own.pool(guild_id, daily=True, rng=self.quiz.rng)
+        pick = pick_daily(
+            pool, _history_of(pool, await self.store.history(guild_id)), self.quiz.rng
+        )
         question, params = self.quiz.draw(pick.question)
         language = await self.quiz.post_language(guild_id, guild_locale)
         post = await self.store.claim(
@@ -275,6 +279,7 @@ class DailyService:
         if closed is None:
             return None
         post, counts = closed
+        await self.quiz.own.load(post.guild_id, (post.question_id,))
         question = self.quiz.question_of(post)
         if question is None:
             log.warning(
@@ -282,3 +287,13 @@ class DailyService:
             )
             return None
         return Reveal(post, question, counts)
+
+
+def _history_of(pool: Bank, history: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The daily history that counts for a pick from `pool` (issue 27): a server drawing
+    its own questions on some days and the bundled on others keeps a round per pool, so
+    one's ids never end or start the other's round. Without own questions in the
+    history, the history as it was."""
+    if not any(parse_runtime_id(qid) for qid, _ in history):
+        return history
+    return [(qid, round_) for qid, round_ in history if qid in pool]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.quiz.itemstats import Item, ItemStats, item_of, sort_stats, with_flags
@@ -62,30 +62,68 @@ class ItemStatsService:
     def __init__(self, service: QuizService) -> None:
         self.service = service
         self.store = service.storage.items
+        # A server's own questions flagged or reported twice leave its picks (issue 27).
+        service.own.withheld = self.withheld
 
-    def question(self, question_id: str) -> Question | None:
-        """The pool's question (a template's stand-in for a computed one), or None."""
-        return self.service.pool.get(question_id)
+    async def question(self, guild_id: int, question_id: str) -> Question | None:
+        """The pool's question (a template's stand-in for a computed one), or a version
+        of the server's own ('id@version', issue 27), or None."""
+        found = self.service.pool.get(question_id)
+        if found is None:
+            await self.service.own.load(guild_id, (question_id,))
+            found = self.service.own.known(guild_id, question_id)
+        return found
 
-    def items(self) -> list[Item]:
+    def items(self, own: Sequence[Question] = ()) -> list[Item]:
+        """The bank's items, then the server's own questions' (issue 27: every version
+        the server has in use or retired)."""
         computed = {tpl.id for tpl in self.service.templates}
-        return [item_of(q, computed=q.id in computed) for q in self.service.pool]
+        found = [item_of(q, computed=q.id in computed) for q in self.service.pool]
+        return found + [item_of(q) for q in own]
 
-    def pool_key(self) -> str:
+    def pool_key(self, own: Sequence[Question] = ()) -> str:
         """Which questions, choices and keys the figures are for: a summary computed for
-        another pool (the bank changed) is not read."""
+        another pool (the bank changed) is not read. A server with questions of its own
+        has the bank's key and '+' and theirs (a version's choices never change, so
+        their ids say it); an upload or a retire marks the summary stale as well."""
         text = repr([(i.question_id, i.n_choices, i.key_index, i.computed) for i in self.items()])
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        key = hashlib.sha256(text.encode()).hexdigest()[:16]
+        if own:
+            ids = repr(sorted(q.id for q in own))
+            key += "+" + hashlib.sha256(ids.encode()).hexdigest()[:8]
+        return key
+
+    async def own(self, guild_id: int) -> list[Question]:
+        """The server's own questions whose statistics are kept (in use or retired)."""
+        stored = await self.service.storage.guild_bank.current(guild_id, retired=True)
+        return [o.question for o in stored]
+
+    async def withheld(self, guild_id: int, own: Sequence[Question]) -> dict[str, str]:
+        """The server's own questions kept out of the picks until a moderator looks at
+        them (issue 27), and why: 'wrong_key' (flagged as likely wrong key in the
+        server's summary) or 'reported' (two open reports or more). Read from the
+        summary only, never computed here: this runs when a server's pool is built."""
+        read = await self.store.summary(guild_id, self.pool_key(own))
+        out = {q.id: "reported" for q in own if read.open_reports.get(q.id, 0) >= 2}
+        if read.stats is not None:
+            for item in self.items(own)[len(self.service.pool) :]:
+                stored = read.stats.get(item.question_id)
+                if stored is not None and any(
+                    f.code == "wrong_key" for f in with_flags(stored, item).flags
+                ):
+                    out[item.question_id] = "wrong_key"
+        return out
 
     async def server_stats(self, guild_id: int) -> ServerStats:
         """Every question's statistics in this server, flagged first: from the summary,
         or computed now when there is none to read."""
-        read = await self.store.summary(guild_id, self.pool_key())
+        own = await self.own(guild_id)
+        read = await self.store.summary(guild_id, self.pool_key(own))
         summary, as_of, reports = read.stats, read.refreshed_at, read.open_reports
         if summary is None:
             return ServerStats(await self.compute(guild_id, reports), None)
         found = []
-        for item in self.items():
+        for item in self.items(own):
             stored = summary.get(item.question_id)
             if stored is None:  # not in the pool when computed (cannot be: same pool key)
                 continue
@@ -100,7 +138,7 @@ class ItemStatsService:
     ) -> list[ItemStats]:
         """The server's statistics from its first answers, now (reports as given)."""
         rows, _, _ = await self._read_rows(guild_id)
-        items = self.items()
+        items = self.items(await self.own(guild_id))
         return await asyncio.to_thread(bank_stats_member_rows, items, rows, reports or {})
 
     async def flagged(self, guild_id: int) -> ServerStats:
@@ -132,7 +170,7 @@ class ItemStatsService:
             n, state = counts.get(guild, 0), states.get(guild)
             if state is None:
                 found.append((0, -n, guild, n))
-            elif state.stale or state.pool_key != key:
+            elif state.stale or state.pool_key.split("+")[0] != key:
                 found.append((0, -n, guild, n))
             elif state.first_answers != n:
                 found.append((1, -abs(n - state.first_answers), guild, n))
@@ -152,8 +190,9 @@ class ItemStatsService:
         rows, count, generation = await self._read_rows(guild_id)
         if generation is None:  # the server was deleted
             return False
-        key = self.pool_key()
-        stats = await asyncio.to_thread(bank_stats_member_rows, self.items(), rows)
+        own = await self.own(guild_id)
+        key = self.pool_key(own)
+        stats = await asyncio.to_thread(bank_stats_member_rows, self.items(own), rows)
         return await self.store.write_summary(
             guild_id, stats, now_ms=now_ms, first_answers=count, pool_key=key,
             generation=generation,

@@ -20,6 +20,7 @@ from bot.quiz.picking import pick_question, shuffled_order
 from bot.quiz.scoring import AnswerResult, weakest_topics
 from bot.quiz.templates import TemplateError, TemplateSet, encode_params
 from bot.quiz.testrun import TestAnswer, plan_test, score_run
+from bot.services.own_pool import OwnPools
 from bot.storage.contract import StorageContract
 from bot.storage.errors import PostGone, WriteFailed
 from bot.storage.records import MemberStats, Post, RankedScore, TestRun
@@ -112,6 +113,8 @@ class QuizService:
         #: What `/tpquiz question` and the daily schedule pick from: the bank's questions
         #: and the templates, each template counting as one question (issue #9 4).
         self.pool = self.templates.pool(bank) if len(self.templates) else bank
+        #: Each server's own questions (issue 27), joined to `pool` by its settings.
+        self.own = OwnPools(storage.guild_bank, self.pool, self.now_ms)
 
     def now_ms(self) -> int:
         return to_ms(self.clock())
@@ -136,7 +139,7 @@ class QuizService:
             except TemplateError as exc:
                 log.warning("post %s: %s", post.id, exc)
                 return None
-        return self.bank.get(post.question_id)
+        return self.bank.get(post.question_id) or self.own.known(post.guild_id, post.question_id)
 
     # -- posts -----------------------------------------------------------------------
 
@@ -159,13 +162,14 @@ class QuizService:
         closes_at: int | None = None,
     ) -> tuple[Post, Question]:
         """Choose a question (unless given) and a choice order, and record the post."""
-        if topic is not None and topic not in self.pool.topics():
-            raise QuizError(
-                "unknown_topic", topic=topic_text(topic), topics=topic_list(self.pool.topics())
-            )
         if question is None:
+            pool = await self.own.pool(guild_id)
+            if topic is not None and topic not in pool.topics():
+                raise QuizError(
+                    "unknown_topic", topic=topic_text(topic), topics=topic_list(pool.topics())
+                )
             recent = await self.storage.posts.recent_question_ids(guild_id, RECENT_WINDOW)
-            question = pick_question(self.pool, self.rng, topic=topic, recent=recent)
+            question = pick_question(pool, self.rng, topic=topic, recent=recent)
         question, params = self.draw(question)
         post = await self.storage.posts.create(
             guild_id=guild_id,
@@ -189,6 +193,8 @@ class QuizService:
 
     async def post_for_render(self, post_id: int) -> tuple[Post, Question] | None:
         post = await self.storage.posts.get(post_id)
+        if post is not None:
+            await self.own.load(post.guild_id, (post.question_id,))
         question = self.question_of(post) if post is not None else None
         if post is None or question is None:
             return None
@@ -204,6 +210,7 @@ class QuizService:
         # A post of another server is treated as unknown: one server never sees another's.
         if post is None or post.guild_id != guild_id:
             raise QuizError("unknown_post")
+        await self.own.load(guild_id, (post.question_id,))
         question = self.question_of(post)
         if question is None:
             raise QuizError("question_removed", question_id=post.question_id)

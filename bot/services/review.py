@@ -96,7 +96,7 @@ class ReviewService:
             except TemplateError as exc:
                 log.warning("review run %s: %s", run.id, exc)
                 raise QuizError("question_removed", question_id=qid) from exc
-        question = self.quiz.bank.get(qid)
+        question = self.quiz.bank.get(qid) or self.quiz.own.known(run.guild_id, qid)
         if question is None:
             raise QuizError("question_removed", question_id=qid)
         return question
@@ -124,11 +124,12 @@ class ReviewService:
         now = self.quiz.now_ms()
         cards = await self.storage.cards.member_cards(guild_id, user_id)
         stats = await self.storage.standings.member_stats(guild_id, user_id)
+        pool = await self.quiz.own.pool(guild_id)
         chosen = pick_round(
             due=[(qid, card.due_ms) for qid, card in cards.items()],
             answered=cards.keys(),
             per_topic=stats.per_topic if stats else {},
-            pool=self.quiz.pool,
+            pool=pool,
             now_ms=now,
             rng=self.quiz.rng,
         )
@@ -136,7 +137,7 @@ class ReviewService:
             return ReviewOpening(
                 None, resumed=False, outlook=outlook([c.due_ms for c in cards.values()], now)
             )
-        drawn = [self.quiz.draw(self.quiz.pool[qid]) for qid in chosen]
+        drawn = [self.quiz.draw(pool[qid]) for qid in chosen]
         orders = tuple(shuffled_order(len(q.choices), self.quiz.rng) for q, _ in drawn)
         for _ in range(3):
             run, created = await self.storage.test_runs.start_review(
@@ -158,6 +159,7 @@ class ReviewService:
 
     async def _resume(self, run: TestRun) -> ReviewOpening | None:
         """The open round's first unanswered question; None (the round finished) if none."""
+        await self.quiz.own.load(run.guild_id, run.question_ids)
         answered, remaining = await self._remaining(run)
         if remaining:
             current = ReviewQuestion(run, remaining[0], self.question_at(run, remaining[0]))
@@ -184,6 +186,7 @@ class ReviewService:
             raise QuizError("not_your_review")
         if not 0 <= position < len(run.question_ids):
             raise QuizError("bad_choice")
+        await self.quiz.own.load(guild_id, run.question_ids)
         question = self.question_at(run, position)
         if not 0 <= choice_index < len(question.choices):
             raise QuizError("bad_choice")

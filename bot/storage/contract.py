@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from bot.quiz.itemstats_fast import MemberRow
     from bot.quiz.live_state import LiveChoice, LiveQuestion, LiveSession, LockIn
     from bot.quiz.memory import CardState
-    from bot.quiz.model import Question
+    from bot.quiz.model import Lang, Question
+    from bot.quiz.own_questions import BankSettings, OwnQuestion, PutResult
     from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
     from bot.storage.records import (
@@ -55,6 +56,7 @@ __all__ = [
     "AnswersContract",
     "CardsContract",
     "DailyContract",
+    "GuildBankContract",
     "GuildsContract",
     "ItemStatsContract",
     "LiveContract",
@@ -473,6 +475,34 @@ class LiveContract(Protocol):
     async def end(self, session_id: int, *, now_ms: int, reason: str) -> bool: ...
 
 
+class GuildBankContract(Protocol):
+    """A server's own questions and bank settings (bot/storage/stores/guild_bank.py
+    GuildBankStore; issue 27): every method names the server."""
+
+    async def put(
+        self,
+        guild_id: int,
+        questions: Sequence[tuple[Question, tuple[Lang, ...]]],
+        *,
+        now_ms: int,
+        limit: int = ...,
+    ) -> PutResult: ...
+
+    async def current(self, guild_id: int, *, retired: bool = False) -> list[OwnQuestion]: ...
+
+    async def get(
+        self, guild_id: int, question_id: str, version: int | None = None
+    ) -> OwnQuestion | None: ...
+
+    async def retire(self, guild_id: int, question_id: str, *, now_ms: int) -> bool: ...
+
+    async def count(self, guild_id: int) -> int: ...
+
+    async def settings(self, guild_id: int) -> BankSettings: ...
+
+    async def set_settings(self, guild_id: int, settings: BankSettings) -> None: ...
+
+
 class StorageContract(Protocol):
     """The bundle of every store over one database: `bot.storage.sqlite.Storage` and
     `bot.storage.pg.storage.PgStorage`, as `open_storage(settings)` returns them.
@@ -511,6 +541,8 @@ class StorageContract(Protocol):
     def items(self) -> ItemStatsContract: ...
     @property
     def live(self) -> LiveContract: ...
+    @property
+    def guild_bank(self) -> GuildBankContract: ...
 
     @property
     def file(self) -> Path | None:

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
         AnswersContract,
         CardsContract,
         DailyContract,
+        GuildBankContract,
         GuildsContract,
         ItemStatsContract,
         LiveContract,
@@ -105,6 +106,7 @@ if TYPE_CHECKING:
     from bot.storage.sqlite.privacy import PrivacyStore
     from bot.storage.sqlite.standings import Standings
     from bot.storage.stores.daily import DailyStore
+    from bot.storage.stores.guild_bank import GuildBankStore
     from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
     from bot.storage.stores.posts import PostStore
     from bot.storage.stores.reads import CardStore, ProgressStore
@@ -128,6 +130,8 @@ if TYPE_CHECKING:
         reminders: RemindersContract = ReminderStore(shared)
         reports: ReportsContract = ReportStore(shared)
         del guilds, meta, posts, test_runs, daily, cards, progress, reminders, reports
+        guild_bank: GuildBankContract = GuildBankStore(shared)
+        del guild_bank
         answers: AnswersContract = AnswerStore(db)
         standings: StandingsContract = Standings(db)
         privacy: PrivacyContract = PrivacyStore(db)

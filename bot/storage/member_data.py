@@ -217,6 +217,8 @@ GUILD_TABLES: tuple[str, ...] = (
     "guild_removals",
     "item_stats",
     "item_stats_refreshes",
+    "guild_questions",
+    "guild_bank_settings",
 )
 
 #: The export's "_about"/"_file" note.

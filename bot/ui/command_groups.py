@@ -27,7 +27,9 @@ OWNERS = {"tpquiz": "cogs.quiz", "tpquiz-admin": "cogs.admin"}
 
 
 async def join_group(
-    bot: commands.Bot, group_name: str, added: Iterable[app_commands.Command[Any, Any, Any]]
+    bot: commands.Bot,
+    group_name: str,
+    added: Iterable[app_commands.Command[Any, Any, Any] | app_commands.Group],
 ) -> None:
     """Load the group's owner if it is not loaded yet, then add `added` to the group."""
     owner = OWNERS[group_name]

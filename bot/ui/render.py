@@ -13,6 +13,7 @@ import discord
 from bot.bank.topic_names import topic_name
 from bot.i18n import t
 from bot.quiz.model import LETTERS, Lang, Question, in_topic_order
+from bot.quiz.own_questions import only_language
 from bot.quiz.scoring import AnswerResult, MemberScore
 from bot.quiz.testrun import TestAnswer, score_run
 from bot.services.quiz import LeaderboardPage, StatsReport
@@ -56,6 +57,12 @@ def question_embed(
     extra: str | None = None,
 ) -> discord.Embed:
     description = f"{question.text.get(lang)}\n\n{choice_lines(question, order, lang)}"
+    only = only_language(question)
+    if only is not None and only != lang:  # a server's question in one language (issue 27)
+        description = (
+            f"_{t('own_only_language', lang, language=t(f'language_{only}', lang))}_\n"
+            + description
+        )
     if extra:
         description += f"\n\n{extra}"
     embed = discord.Embed(

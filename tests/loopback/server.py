@@ -416,6 +416,10 @@ class LoopbackDiscord:
         self.deleted_messages: dict[int, dict[str, Any]] = {}
         #: Bytes of every uploaded attachment, by attachment id.
         self.uploads: dict[int, bytes] = {}
+        #: Attachments the bot downloaded (GET /attachments/...), by id, in order.
+        self.downloads: list[int] = []
+        #: While set and not yet released, an attachment's GET waits for it (a slow CDN).
+        self.attachment_gate: asyncio.Event | None = None
         #: Synced application commands: key ``"global"`` or the guild id.
         self.commands: dict[str | int, list[dict[str, Any]]] = {}
         self.guilds: dict[int, _Guild] = {}
@@ -457,6 +461,7 @@ class LoopbackDiscord:
         app.router.add_get("/gateway/", self._handle_gateway)
         app.router.add_get("/gateway", self._handle_gateway)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._handle_rest)
+        app.router.add_get("/attachments/{attachment_id}/{filename}", self._serve_attachment)
         app.router.add_route("*", "/{tail:.*}", self._handle_stray)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
@@ -1791,6 +1796,41 @@ class LoopbackDiscord:
         self.requests.append(recorded)
         async with self._cond:
             self._cond.notify_all()
+
+    def attachment(
+        self,
+        filename: str,
+        data: bytes,
+        *,
+        content_type: str = "text/plain; charset=utf-8",
+        size: int | None = None,
+    ) -> dict[str, Any]:
+        """An attachment a member sends with a command (an ATTACHMENT option's value, as
+        Discord resolves it), its bytes served by the loopback as Discord's CDN serves
+        them (`_serve_attachment`). `size` other than the bytes' tests a size check made
+        before the download."""
+        attachment_id = self.snowflake()
+        self.uploads[attachment_id] = data
+        url = f"http://127.0.0.1:{self.port}/attachments/{attachment_id}/{filename}"
+        return {
+            "id": str(attachment_id),
+            "filename": filename,
+            "size": len(data) if size is None else size,
+            "url": url,
+            "proxy_url": url,
+            "content_type": content_type,
+        }
+
+    async def _serve_attachment(self, request: web.Request) -> web.StreamResponse:
+        """GET of an attachment's URL (Discord's CDN): its bytes, or 404."""
+        raw = request.match_info["attachment_id"]
+        data = self.uploads.get(int(raw)) if raw.isdigit() else None
+        if data is None:
+            return web.Response(status=404)
+        if self.attachment_gate is not None:
+            await self.attachment_gate.wait()
+        self.downloads.append(int(raw))
+        return web.Response(body=data, content_type="application/octet-stream")
 
     async def _handle_stray(self, request: web.Request) -> web.StreamResponse:
         """Anything outside ``/api/v10`` and ``/gateway``: recorded as an unknown route."""

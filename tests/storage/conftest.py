@@ -17,6 +17,7 @@ from bot.storage.contract import (
     AnswersContract,
     CardsContract,
     DailyContract,
+    GuildBankContract,
     GuildsContract,
     LiveContract,
     MetaContract,
@@ -62,6 +63,7 @@ class Backend:
     standings: StandingsContract
     #: Quiz night sessions (issue 26).
     live: LiveContract
+    guild_bank: GuildBankContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
     #: The first column of the first row of a query written with `?` placeholders.

@@ -77,7 +77,7 @@ async def test_sqlite_file_keeps_the_newest_open_round(tmp_path: Path) -> None:
     with sqlite3.connect(at_schema(path, 10)) as conn:
         conn.executemany(RUN_SQL, runs)
         conn.executemany(ANSWER_SQL, answers)
-    storage = await Storage.open(path)  # applies 0011
+    storage = await Storage.open(path)  # applies 0011 (and any later migration)
     try:
         assert await storage.db.schema_version() >= 11
         open_round = await storage.test_runs.open_review(G, A)

@@ -62,6 +62,9 @@ class ImportResult:
 
     questions: list[dict[str, Any]]
     skipped: list[Skipped]
+    #: The input line each imported question starts on (a server's upload reports its
+    #: problems at the uploaded file's lines: bot/bank/own_upload.py).
+    lines: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -225,7 +228,7 @@ def finish(
             to_dict(d, lang=lang, topic=topic, qid=f"{prefix}-{i:0{_MIN_DIGITS}d}")
             for i, d in enumerate(good, start=1)
         ]
-    return ImportResult(questions, skipped)
+    return ImportResult(questions, skipped, [d.line for d in good])
 
 
 def _reason(problems: list[Problem]) -> str:

@@ -2,7 +2,7 @@
 
 Why a base class: SQLite's `Storage` (bot/storage/sqlite/__init__.py) and PostgreSQL's
 `PgStorage` (bot/storage/pg/storage.py) differ in their own stores (the click, the
-standings, privacy, item statistics) and hooks, but build these nine the same way over
+standings, privacy, item statistics) and hooks, but build these the same way over
 their executor; written once here, a store added to bot/storage/stores/ is added to
 both bundles at once (mypy's `_conforms` in bot/storage/factory.py checks both against
 the contract's `StorageContract`).
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bot.storage.sql import Executor
 from bot.storage.stores.daily import DailyStore
+from bot.storage.stores.guild_bank import GuildBankStore
 from bot.storage.stores.guilds import GuildSettingsStore, MetaStore
 from bot.storage.stores.posts import PostStore
 from bot.storage.stores.reads import CardStore, ProgressStore
@@ -35,3 +36,4 @@ class SharedStores:
         self.progress = ProgressStore(executor)
         self.reminders = ReminderStore(executor)
         self.reports = ReportStore(executor)
+        self.guild_bank = GuildBankStore(executor)

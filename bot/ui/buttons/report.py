@@ -124,7 +124,9 @@ async def open_modal(interaction: Interaction, kind: str, ref: int | None) -> No
             )
             questions = []
             for i, qid in enumerate(ids):
-                question = bot.service.pool.get(qid)
+                question = bot.service.pool.get(qid) or bot.service.own.known(
+                    interaction.guild_id, qid
+                )
                 text = question.text.get(lang) if question else qid
                 questions.append((str(i), f"{i + 1}. {text}"))
         await interaction.response.send_modal(report_modal(kind, ref, lang, questions))

@@ -35,15 +35,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench.answer_pg import pg_database, start_pg_server
 from bench.common import machine_line, summary_ms, table, write_json
 from bench.fast_loopback import FastLoopback, no_deep_copies
 from bot.bank.loader import load_bank
 from bot.infra.config import Settings
+from bot.infra.shards import shard_of
 from bot.quiz.live import LiveSettings
 from bot.quiz.live_state import LiveSession
 from bot.runtime.compose import build_bot
 from bot.services.live import Final, LiveService, Reveal
 from bot.services.quiz import QuizService
+from bot.storage.pg.storage import PgStorage
 from bot.storage.sqlite import Storage
 from tests.loopback.harness import running
 from tests.loopback.server import (
@@ -180,6 +183,8 @@ class Lateness:
         #: question position -> lateness of its reveals (drift would grow with it)
         self.by_position: dict[int, list[float]] = {}
         self.deadlines: dict[tuple[int, int], int] = {}
+        #: (session, position) of every reveal this "process" announced.
+        self.revealed: list[tuple[int, int]] = []
 
     async def question(self, session: LiveSession, live: Any, question: Any) -> None:
         assert session.deadline_at is not None
@@ -190,6 +195,7 @@ class Lateness:
 
     async def reveal(self, reveal: Reveal) -> None:
         assert reveal.live.revealed_at is not None
+        self.revealed.append((reveal.session.id, reveal.live.position))
         due = self.deadlines[(reveal.session.id, reveal.live.position)]
         late = max(0, reveal.live.revealed_at - due) / 1000
         self.late.append(late)
@@ -199,72 +205,117 @@ class Lateness:
         pass
 
 
+async def _open_many(tmp: str, backend: str) -> tuple[list[Any], Any]:
+    """The stores of each "process": one SQLite file, or two pools on one PostgreSQL
+    database (each service then owns the servers of its shard, as two processes would)."""
+    if backend == "sqlite":
+        return [await Storage.open(Path(tmp) / "m.sqlite3")], None
+    server = start_pg_server()
+    url = await pg_database(server, "live_many")
+    return [await PgStorage.open(url) for _ in range(2)], server
+
+
 async def many_sessions(
-    sessions: int, players: int, questions: int, seconds: int
+    sessions: int, players: int, questions: int, seconds: int, backend: str = "sqlite"
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        storage = await Storage.open(Path(tmp) / "m.sqlite3")
-        quiz = QuizService(load_bank(), storage, lambda: datetime.now(UTC), random.Random(2))
+        storages, server = await _open_many(tmp, backend)
+        try:
+            return await _run_many(storages, sessions, players, questions, seconds) | {
+                "backend": backend,
+                "processes": len(storages),
+            }
+        finally:
+            for storage in storages:
+                await storage.close()
+            if server is not None:
+                server.stop()
+
+
+async def _run_many(
+    storages: list[Any], sessions: int, players: int, questions: int, seconds: int
+) -> dict[str, Any]:
+    bank, count = load_bank(), len(storages)
+    lives: list[LiveService] = []
+    announcers: list[Lateness] = []
+    for index, storage in enumerate(storages):
+        quiz = QuizService(bank, storage, lambda: datetime.now(UTC), random.Random(2 + index))
         live = LiveService(quiz)
+        if count > 1:  # this "process" runs the timers of its shard's servers only
+            live.owns = lambda guild_id, index=index: shard_of(guild_id, count) == index
         announcer = Lateness(live)
         live.announcer = announcer
-        settings = LiveSettings("mixed", questions, seconds, "speed")
-        created = []
-        for s in range(sessions):
-            session, _ = await live.create(
-                guild_id=10 + s, channel_id=10_000 + s, host_id=1, language="en", settings=settings
-            )
-            for p in range(players):
-                await live.join(session.id, session.guild_id, 100 + p, f"p{p}")
-            created.append(session)
-        tracemalloc.start()
-        before = tracemalloc.take_snapshot()
-        started = time.perf_counter()
-        for session in created:
-            await live.host_action(session.id, session.guild_id, "start")
-            live.launch(session)
-        await asyncio.sleep(0.5)
-        during = tracemalloc.take_snapshot()
-        per_session = sum(s.size_diff for s in during.compare_to(before, "filename")) / sessions
-        tracemalloc.stop()
-        rng = random.Random(3)
+        lives.append(live)
+        announcers.append(announcer)
 
-        async def answers() -> None:
-            # Players answer every open question at a random moment of its first half,
-            # except one per session, so every question runs to its deadline.
-            answered: set[tuple[int, int]] = set()
-            while live.tasks:
-                for session in created:
-                    got = await live.store.get(session.id)
-                    if got is None or got.status != "running" or got.position < 0:
-                        continue
-                    if (session.id, got.position) in answered:
-                        continue
-                    answered.add((session.id, got.position))
-                    for p in range(players - 1):
-                        if rng.random() < 0.9:
-                            await live.lock_in(
-                                session.id,
-                                session.guild_id,
-                                got.position,
-                                100 + p,
-                                f"p{p}",
-                                rng.randrange(3),
-                            )
-                await asyncio.sleep(0.2)
+    def owner(guild_id: int) -> LiveService:
+        return lives[shard_of(guild_id, count)]
 
-        await asyncio.wait_for(answers(), timeout=questions * (seconds + 10) + 60)
-        took = time.perf_counter() - started
-        await storage.close()
+    settings = LiveSettings("mixed", questions, seconds, "speed")
+    created = []
+    for s in range(sessions):
+        guild = (1_000 + s) << 22  # consecutive shards, as Discord's formula reads them
+        session, _ = await owner(guild).create(
+            guild_id=guild, channel_id=10_000 + s, host_id=1, language="en", settings=settings
+        )
+        for p in range(players):
+            await owner(guild).join(session.id, session.guild_id, 100 + p, f"p{p}")
+        created.append(session)
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    started = time.perf_counter()
+    for session in created:
+        await owner(session.guild_id).host_action(session.id, session.guild_id, "start")
+        owner(session.guild_id).launch(session)
+    await asyncio.sleep(0.5)
+    during = tracemalloc.take_snapshot()
+    per_session = sum(s.size_diff for s in during.compare_to(before, "filename")) / sessions
+    tracemalloc.stop()
+    rng = random.Random(3)
+
+    async def answers() -> None:
+        # Players answer every open question at a random moment of its first half,
+        # except one per session, so every question runs to its deadline.
+        answered: set[tuple[int, int]] = set()
+        while any(live.tasks for live in lives):
+            for session in created:
+                live = owner(session.guild_id)
+                got = await live.store.get(session.id)
+                if got is None or got.status != "running" or got.position < 0:
+                    continue
+                if (session.id, got.position) in answered:
+                    continue
+                answered.add((session.id, got.position))
+                for p in range(players - 1):
+                    if rng.random() < 0.9:
+                        await live.lock_in(
+                            session.id,
+                            session.guild_id,
+                            got.position,
+                            100 + p,
+                            f"p{p}",
+                            rng.randrange(3),
+                        )
+            await asyncio.sleep(0.2)
+
+    await asyncio.wait_for(answers(), timeout=questions * (seconds + 10) + 60)
+    took = time.perf_counter() - started
+    late = [x for a in announcers for x in a.late]
+    by_position: dict[int, list[float]] = {}
+    for a in announcers:
+        for position, values in a.by_position.items():
+            by_position.setdefault(position, []).extend(values)
+    revealed = [key for a in announcers for key in a.revealed]
     return {
         "sessions": sessions,
         "players": players,
         "questions": questions,
         "seconds": seconds,
-        "reveals": len(announcer.late),
-        "reveal_late_ms": summary_ms(announcer.late),
+        "reveals": len(late),
+        "questions_revealed_twice": len(revealed) - len(set(revealed)),
+        "reveal_late_ms": summary_ms(late),
         "reveal_late_ms_by_question": {
-            str(p + 1): summary_ms(v) for p, v in sorted(announcer.by_position.items())
+            str(p + 1): summary_ms(v) for p, v in sorted(by_position.items())
         },
         "memory_kb_per_running_session": per_session / 1024,
         "wall_s": took,
@@ -281,6 +332,13 @@ def main(argv: list[str] | None = None) -> int:
     many.add_argument("--players", type=int, default=20)
     many.add_argument("--questions", type=int, default=3)
     many.add_argument("--seconds", type=int, default=10)
+    many.add_argument(
+        "--backend",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="postgresql: two services (as two processes) on one throwaway server, each"
+        " running the timers of its shard's servers",
+    )
     for mode in (one, many):
         mode.add_argument("--quick", action="store_true", help="a small run, to check it works")
     args = parser.parse_args(argv)
@@ -307,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         write_json("live_one", figures, "live_session")
     else:
         figures = asyncio.run(
-            many_sessions(args.sessions, args.players, args.questions, args.seconds)
+            many_sessions(args.sessions, args.players, args.questions, args.seconds, args.backend)
         )
         print(machine_line())
         print(
@@ -324,7 +382,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         print(
-            f"{figures['reveals']} reveals; {figures['memory_kb_per_running_session']:.1f} KiB per"
+            f"{figures['backend']}, {figures['processes']} service(s);"
+            f" {figures['reveals']} reveals, {figures['questions_revealed_twice']} twice;"
+            f" {figures['memory_kb_per_running_session']:.1f} KiB per"
             f" running session; {figures['wall_s']:.1f} s"
         )
         write_json("live_many", figures, "live_session")

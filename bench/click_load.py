@@ -58,8 +58,13 @@ class PreparedClick:
 
 
 async def click(lb: FastLoopback, prepared: PreparedClick, result: Click) -> None:
-    """Send one prepared INTERACTION_CREATE and wait for the bot's callback."""
-    interaction_id = prepared.payload["id"]
+    """Send one prepared INTERACTION_CREATE and wait for the bot's callback.
+
+    Its id is made now, as Discord makes it when the member clicks: the id carries the
+    interaction's creation time, from which the bot counts Discord's 3 s (issue 30,
+    bot/ui/deadline.py); an id made when the load was prepared would age the click by
+    the load's duration and have it deferred or given up."""
+    interaction_id = prepared.payload["id"] = str(lb.snowflake())
     waiter = lb.expect_callback(interaction_id)
     result.sent = time.perf_counter()
     lb.enqueue_click(prepared.template, prepared.payload, prepared.user_id, prepared.name)

@@ -16,6 +16,7 @@ import cProfile
 import gc
 import random
 import secrets
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -149,6 +150,7 @@ class ClickLoad:
         gc.collect()
         gc.disable()  # a collection mid-load would be the generator's pause, not the bot's
         self.lb.fast = True
+        self.lb.reply_body_sizes.clear()
         profiler = cProfile.Profile() if profile_to else None
         try:
             with no_deep_copies(), profiler or contextlib.nullcontext():
@@ -186,6 +188,10 @@ class ClickLoad:
             "latency_ms": summary_ms(latencies),
             "callback_types": types,
             "statuses": statuses,
+            # The median size of the reply bodies (type-4 callbacks), in bytes.
+            "reply_body_bytes": (
+                statistics.median(self.lb.reply_body_sizes) if self.lb.reply_body_sizes else 0.0
+            ),
             "loopback_cpu_s": cpu,
             "bot_main_busy": (run1 - run0) / (ended - started),
             "bot_main_waiting": (wait1 - wait0) / (ended - started),

@@ -2,8 +2,8 @@
 
 Every click on a post gets the same title, question text and feedback fields for the
 same choice and language; only the member's figures (points, rank, streak: the footer)
-differ. Rendering and fitting those parts cost about two thirds of the reply's own
-building (13 of 20 µs a click: docs/performance.md §1, issue 30), so
+differ. Rendering and fitting those parts cost half of the reply's own building (about
+10 of 20 µs a click: `python -m bench.reply_build`, docs/performance.md §1), so
 they are built once per (post, language, choice, kind of reply) and kept in a small
 bounded cache; a click copies the kept embed's parts and sets its footer.
 

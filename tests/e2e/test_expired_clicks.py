@@ -11,6 +11,7 @@ creation, has passed) and its answer follows as a followup, recorded.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
@@ -79,3 +80,57 @@ async def test_a_click_past_its_defer_moment_is_deferred_at_once_and_recorded(
         )
         assert followup.body["embeds"][0]["title"] == "✅ Correct!"
     assert count_answers(quiz, CAROL) == 1
+
+
+async def test_a_click_whose_window_closes_while_it_queues_is_not_recorded(
+    quiz: QuizHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The database is held (a batch on its thread, as under overload or a backup's
+    lock), Bob's click is in that batch and Carol's queues behind it. Carol's defer comes
+    when Discord has closed her window (the loopback refuses it, 10062): the bot gives
+    her click up while it is still queued, so it is never written; Bob's commits."""
+    caplog.set_level(logging.WARNING, logger="bot.ui.responses")
+    alice, bob, carol = (quiz.member(u, n) for u, n in ((ALICE, "a"), (BOB, "b"), (CAROL, "c")))
+    async with quiz.bot() as bot:
+        message_id, message = await post_question(quiz, alice)
+        _, _, right = answer_buttons(quiz, message)
+        clicks = bot.storage.answers.clicks  # type: ignore[attr-defined]  (SQLite's group commit)
+        real = clicks.db
+        entered, release = asyncio.Event(), asyncio.Event()
+
+        class Held:
+            async def run_transaction(self, work: Any) -> Any:
+                entered.set()
+                await release.wait()
+                return await real.run_transaction(work)
+
+        clicks.db = Held()
+        try:
+            first = quiz.loopback.button_click(message_id, right, bob)
+            await quiz.loopback.dispatch("INTERACTION_CREATE", first)
+            await entered.wait()  # Bob's batch holds the database thread
+            late = waited(quiz.loopback.button_click(message_id, right, carol), 2.2)
+            quiz.loopback.expire(late["id"])  # Discord's window for it closes meanwhile
+            refused = await quiz.loopback.interact(late)
+            assert (refused.status, refused.response.get("code")) == (404, 10062)
+            assert refused.body["type"] == 5  # the bot tried to defer, at once
+            ((work, queued),) = clicks._queue  # Carol's click, waiting for the next batch
+            async with asyncio.timeout(10):  # a click not given up would wait forever
+                await asyncio.wait({queued})  # given up by the bot: cancelled, not written
+            assert queued.cancelled()
+        finally:
+            release.set()
+        answered = await quiz.loopback.wait_for(
+            lambda r: (
+                r.route in (CALLBACK_ROUTE, FOLLOWUP_ROUTE)
+                and r.status == 200
+                and r.body.get("type") in (4, None)
+                and bool((r.body.get("data") or r.body).get("embeds"))
+            ),
+            since=refused.index,
+        )
+        assert answered.status == 200
+        clicks.db = real
+    assert count_answers(quiz, BOB) == 1
+    assert count_answers(quiz, CAROL) == 0
+    assert f"interaction {late['id']} expired before it was answered" in caplog.text

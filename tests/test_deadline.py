@@ -118,7 +118,8 @@ async def test_a_refused_defer_gives_up_the_waiting_work() -> None:
     interaction = _interaction(2.2, refuse=True)
     queued: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     with pytest.raises(InteractionExpired):
-        await within_deadline(interaction, queued, ephemeral=True)
+        async with asyncio.timeout(10):  # a wait not given up would last forever
+            await within_deadline(interaction, queued, ephemeral=True)
     assert queued.cancelled()
 
 
@@ -137,7 +138,8 @@ async def test_a_timer_run_after_the_window_gives_up_without_deferring(
     monkeypatch.setattr(responses, "time", SimpleNamespace(time=clock))
     queued: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     with pytest.raises(InteractionExpired):
-        await within_deadline(interaction, queued, ephemeral=True)
+        async with asyncio.timeout(10):  # a wait not given up would last forever
+            await within_deadline(interaction, queued, ephemeral=True)
     assert queued.cancelled()
     assert interaction.response.deferred == []
 

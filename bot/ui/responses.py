@@ -181,6 +181,9 @@ async def report_error(interaction: discord.Interaction[Any], exc: BaseException
     if isinstance(exc, deadline.InteractionExpired):
         # Discord refuses any reply now; the work did not run, or was given up unwritten.
         log.warning("interaction %s expired before it was answered: %s", interaction.id, exc)
+        metrics = getattr(getattr(interaction, "client", None), "metrics", None)
+        if metrics is not None:
+            metrics.interaction_expired()
         return
     lang = user_lang(interaction)
     if isinstance(exc, AnswerNotSaved):

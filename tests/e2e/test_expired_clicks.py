@@ -40,7 +40,7 @@ async def test_a_click_past_three_seconds_is_neither_answered_nor_recorded(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="bot.ui.responses")
     alice, bob = quiz.member(ALICE, "alice"), quiz.member(BOB, "bob")
-    async with quiz.bot():
+    async with quiz.bot() as bot:
         message_id, message = await post_question(quiz, alice)
         _, _, right = answer_buttons(quiz, message)
         since = len(quiz.loopback.requests)
@@ -51,6 +51,7 @@ async def test_a_click_past_three_seconds_is_neither_answered_nor_recorded(
         # Alice's click has been dealt with.
         fresh = callback_message(await quiz.click(message_id, right, bob))
         assert fresh["embeds"][0]["title"] == "✅ Correct!"
+        assert bot.metrics.value("tpquiz_interactions_expired_total") == 1
     assert f"interaction {late['id']} expired before it was answered" in caplog.text
     assert count_answers(quiz, ALICE) == 0
     assert count_answers(quiz, BOB) == 1

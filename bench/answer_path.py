@@ -12,7 +12,10 @@ cheaply: `bench/fast_loopback.py`) and one bot process at a time, on the same cl
   that before and after are one run on the same machine at the same moment;
 * `baseline`: `bench/baseline_bot.py`, whose button callback (a DynamicItem with the same
   custom_id template) only sends a fixed ephemeral text: discord.py's own floor;
-* `baseline-embed`: the same bare bot replying with one fixed tpquiz answer embed.
+* `baseline-embed`: the same bare bot replying with one fixed tpquiz answer embed and its
+  report button: the fair floor (issue 30), which the ratios and the verdict use; the
+  table and the verdict print both reply bodies' sizes (median bytes), so that one can
+  see the replies are comparable. The text `baseline` stays as a second reference.
 
 Loads, each after a warm-up: closed loop with 1, 8, 32 and 128 clicks in flight (does
 throughput grow with load?) and open loop at 200 clicks/s whether or not earlier clicks

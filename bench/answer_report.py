@@ -30,11 +30,27 @@ GOAL_RATE = 200.0
 #: An open-loop round whose generator ran later than this was disturbed.
 LATE_OK_MS = 20.0
 BASELINE = "baseline"
+#: The fair floor (issue 30): the bare bot sending tpquiz's own answer embed and report
+#: button, so that the reply's size and shape are the same. The text baseline is kept
+#: only as a second reference: a one-line reply hides part of the reply's cost.
+FLOOR = "baseline-embed"
 
 
-def baseline_of(name: str) -> str:
-    """The bare bot a tpquiz bot is compared with: the one on the same event loop."""
-    return BASELINE + ("+uvloop" if name.endswith("+uvloop") else "")
+def baseline_of(name: str, med: dict[str, Any] | None = None) -> str:
+    """The bare bot a tpquiz bot is compared with, on the same event loop: the embed
+    floor when it ran (`med` holds it, or no `med` is given), else the text baseline."""
+    suffix = "+uvloop" if name.endswith("+uvloop") else ""
+    if med is None or FLOOR + suffix in med:
+        return FLOOR + suffix
+    return BASELINE + suffix
+
+
+def second_reference(name: str, med: dict[str, Any]) -> str | None:
+    """The text baseline, when it ran beside the floor: a second ratio column."""
+    suffix = "+uvloop" if name.endswith("+uvloop") else ""
+    if FLOOR + suffix in med and BASELINE + suffix in med:
+        return BASELINE + suffix
+    return None
 
 
 def per_click_ms(run: dict[str, Any], seconds: float) -> float:
@@ -91,6 +107,7 @@ def median_runs(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "generator_late_ms": med(lambda r: r["sender_lag_max_ms"]),
             "loopback_ms_per_click": med(lambda r: per_click_ms(r, r["loopback_cpu_s"])),
             "db_server_ms_per_click": med(lambda r: per_click_ms(r, r.get("db_server_cpu_s", 0.0))),
+            "reply_body_bytes": med(lambda r: r.get("reply_body_bytes", 0.0)),
             "sent": sum(r["sent"] for r in every),
             "lost": sum(r["lost"] for r in every),
             "deferred": sum(r["callback_types"].get("5", 0) for r in every),
@@ -118,6 +135,8 @@ _FIGURES: list[tuple[str, Callable[[dict[str, Any]], float], bool]] = [
     # PostgreSQL's server processes (`--backends postgresql`); 0 for SQLite and bare bots.
     ("database server CPU ms/click", lambda r: r.get("db_server_ms_per_click", 0.0), False),
     ("other load, cores", lambda r: r["other_cores"], False),
+    # The reply bodies compared: tpquiz's (which differ per member) and the floor's.
+    ("reply body bytes (median)", lambda r: r.get("reply_body_bytes", 0.0), False),
 ]
 
 #: Rows left out when every bot's figure is 0 (a run without PostgreSQL).
@@ -128,8 +147,15 @@ def report(med: dict[str, Any], order: Sequence[str]) -> str:
     """The Markdown table: one row per (load, figure), one column per bot, then the
     ratio of each tpquiz to the bare bot."""
     names = [n for n in order if n in med]
-    ratio_cols = [n for n in names if n.startswith("tpquiz") and baseline_of(n) in med]
-    headers = ["load", "figure", *names, *(f"{n}/{baseline_of(n)}" for n in ratio_cols)]
+    # (tpquiz bot, bare bot): the floor first, then the text baseline as a second reference.
+    ratio_cols = [(n, baseline_of(n, med)) for n in names if n.startswith("tpquiz")]
+    ratio_cols = [(n, b) for n, b in ratio_cols if b in med]
+    ratio_cols += [
+        (n, ref)
+        for n in names
+        if n.startswith("tpquiz") and (ref := second_reference(n, med)) is not None
+    ]
+    headers = ["load", "figure", *names, *(f"{n}/{b}" for n, b in ratio_cols)]
     blank = [""] * len(ratio_cols)
     rows: list[list[object]] = []
     for load in load_names(med):
@@ -139,7 +165,7 @@ def report(med: dict[str, Any], order: Sequence[str]) -> str:
                 continue
             row: list[object] = [load, label, *values]
             if ratio:
-                row += [get(med[n][load]) / get(med[baseline_of(n)][load]) for n in ratio_cols]
+                row += [get(med[n][load]) / get(med[b][load]) for n, b in ratio_cols]
             else:
                 row += blank
             rows.append(row)
@@ -172,7 +198,9 @@ def verdict(med: dict[str, Any], answers: dict[str, tuple[int, int]] | None = No
     """One line per goal of issue 11 and per tpquiz bot; `answers` maps a tpquiz bot to
     (answers in its database, clicks it answered). Warns when a bare bot was not
     saturated at the throughput load, since the ratio then means little."""
-    bases = [n for n in med if n in (BASELINE, BASELINE + "+uvloop")]
+    bases = [n for n in med if n in (FLOOR, FLOOR + "+uvloop")] or [
+        n for n in med if n in (BASELINE, BASELINE + "+uvloop")
+    ]
     if not bases:
         return ["(no bare bot in this run: no verdict)"]
     lines = []
@@ -196,9 +224,10 @@ def verdict(med: dict[str, Any], answers: dict[str, tuple[int, int]] | None = No
             )
     for name in (n for n in med if n.startswith("tpquiz")):
         tp = med[name]
-        base = med.get(baseline_of(name))
+        floor = baseline_of(name, med)
+        base = med.get(floor)
         if base is not None:
-            lines += _against_baseline(name, tp, base, closed, opened)
+            lines += _against_baseline(name, tp, base, closed, opened, floor)
         series = [
             (int(k.removeprefix("closed_c")), tp[k]["clicks_per_s"])
             for k in tp
@@ -226,10 +255,18 @@ def verdict(med: dict[str, Any], answers: dict[str, tuple[int, int]] | None = No
 
 
 def _against_baseline(
-    name: str, tp: dict[str, Any], base: dict[str, Any], closed: str, opened: str
+    name: str, tp: dict[str, Any], base: dict[str, Any], closed: str, opened: str, floor: str
 ) -> list[str]:
-    """The throughput, p99 and CPU goals of one tpquiz bot against its bare bot."""
-    lines = []
+    """The throughput, p99 and CPU goals of one tpquiz bot against its bare bot (`floor`),
+    and the two reply bodies' sizes, which must be comparable for the ratios to mean much."""
+    lines = [f"{name}: compared with {floor}"]
+    load = closed if closed in tp and closed in base else opened
+    if load in tp and load in base:
+        size, base_size = tp[load].get("reply_body_bytes", 0), base[load].get("reply_body_bytes", 0)
+        lines.append(
+            f"{name}: reply body {size:.0f} bytes, {floor}'s {base_size:.0f} bytes"
+            + (f" ({size / base_size:.2f}x)" if base_size else "")
+        )
     if closed in tp and closed in base:
         ratio = tp[closed]["clicks_per_s"] / base[closed]["clicks_per_s"]
         lines.append(

@@ -6,9 +6,11 @@ and answers each with one fixed ephemeral message, touching no database. Whateve
 tpquiz spends beyond this is the bot's own cost; what both spend is discord.py's.
 
 With BASELINE_REPLY=embed the fixed reply is instead one answer embed as tpquiz renders
-it (built once at start-up), so the two baselines separate what a large reply costs
-discord.py (serialising it, parsing the message Discord echoes back) from what tpquiz
-itself spends (database, rendering, metrics).
+it (built once at start-up) under tpquiz's own report button (its kept view, one per
+post, as tpquiz sends it): the fair floor of issue 30, a reply of the same size and
+shape as tpquiz's, so the two baselines separate what a large reply costs discord.py
+(serialising it, parsing the message Discord echoes back) from what tpquiz itself
+spends (database, rendering, metrics).
 
 Run as `python -m bench.baseline_bot` with DISCORD_TOKEN, DISCORD_API_BASE and
 DISCORD_GATEWAY_URL set (the benches start it); SIGTERM closes it cleanly. With
@@ -22,7 +24,8 @@ import logging
 import os
 import re
 import signal
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 import discord
 import yarl
@@ -32,6 +35,8 @@ log = logging.getLogger("baseline")
 REPLY = "Recorded."
 #: The reply embed when BASELINE_REPLY=embed (set in main()).
 REPLY_EMBED: discord.Embed | None = None
+#: tpquiz's `report_view` (kept views, one per post) when BASELINE_REPLY=embed.
+REPORT_VIEW: Callable[[str, int, Literal["tr", "en"]], discord.ui.View] | None = None
 
 
 def tpquiz_like_embed() -> discord.Embed:
@@ -56,6 +61,7 @@ class BaselineButton(
 
     def __init__(self, post_id: int, choice_index: int) -> None:
         super().__init__(discord.ui.Button(label="?", custom_id=f"tpq:a:{post_id}:{choice_index}"))
+        self.post_id = post_id
 
     @classmethod
     async def from_custom_id(
@@ -68,8 +74,10 @@ class BaselineButton(
         return cls(int(match["post"]), int(match["choice"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if REPLY_EMBED is not None:
-            await interaction.response.send_message(embed=REPLY_EMBED, ephemeral=True)
+        if REPLY_EMBED is not None and REPORT_VIEW is not None:
+            await interaction.response.send_message(
+                embed=REPLY_EMBED, view=REPORT_VIEW("p", self.post_id, "en"), ephemeral=True
+            )
         else:
             await interaction.response.send_message(REPLY, ephemeral=True)
 
@@ -80,9 +88,12 @@ class BaselineBot(discord.Client):
 
 
 async def main() -> None:
-    global REPLY_EMBED
+    global REPLY_EMBED, REPORT_VIEW
     if os.environ.get("BASELINE_REPLY") == "embed":
+        from bot.ui.buttons.report import report_view
+
         REPLY_EMBED = tpquiz_like_embed()
+        REPORT_VIEW = report_view
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -16,6 +16,7 @@ import cProfile
 import gc
 import random
 import secrets
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,8 +59,13 @@ class PreparedClick:
 
 
 async def click(lb: FastLoopback, prepared: PreparedClick, result: Click) -> None:
-    """Send one prepared INTERACTION_CREATE and wait for the bot's callback."""
-    interaction_id = prepared.payload["id"]
+    """Send one prepared INTERACTION_CREATE and wait for the bot's callback.
+
+    Its id is made now, as Discord makes it when the member clicks: the id carries the
+    interaction's creation time, from which the bot counts Discord's 3 s (issue 30,
+    bot/ui/deadline.py); an id made when the load was prepared would age the click by
+    the load's duration and have it deferred or given up."""
+    interaction_id = prepared.payload["id"] = str(lb.snowflake())
     waiter = lb.expect_callback(interaction_id)
     result.sent = time.perf_counter()
     lb.enqueue_click(prepared.template, prepared.payload, prepared.user_id, prepared.name)
@@ -144,6 +150,7 @@ class ClickLoad:
         gc.collect()
         gc.disable()  # a collection mid-load would be the generator's pause, not the bot's
         self.lb.fast = True
+        self.lb.reply_body_sizes.clear()
         profiler = cProfile.Profile() if profile_to else None
         try:
             with no_deep_copies(), profiler or contextlib.nullcontext():
@@ -181,6 +188,10 @@ class ClickLoad:
             "latency_ms": summary_ms(latencies),
             "callback_types": types,
             "statuses": statuses,
+            # The median size of the reply bodies (type-4 callbacks), in bytes.
+            "reply_body_bytes": (
+                statistics.median(self.lb.reply_body_sizes) if self.lb.reply_body_sizes else 0.0
+            ),
             "loopback_cpu_s": cpu,
             "bot_main_busy": (run1 - run0) / (ended - started),
             "bot_main_waiting": (wait1 - wait0) / (ended - started),

@@ -154,6 +154,9 @@ class FastLoopback(LoopbackDiscord):
         self._callback_route = next(r for r in self._routes if r.template == CALLBACK_ROUTE)
         self._reply_formats: dict[tuple[bytes, str, str | None], str] = {}
         self._replies_seen: set[tuple[bytes, str, str | None]] = set()
+        #: The size in bytes of each type-4 reply body received (the bench clears it per
+        #: load): tpquiz's and the bare bots' replies are compared only at the same size.
+        self.reply_body_sizes: list[int] = []
 
     def expect_callback(self, interaction_id: str) -> asyncio.Future[tuple[float, int, int | None]]:
         """A future resolved with (time, status, callback type) when the bot answers."""
@@ -241,6 +244,8 @@ class FastLoopback(LoopbackDiscord):
         body = json.loads(raw)
         if not isinstance(body, dict) or body.get("type") not in (4, 5):
             return None
+        if body["type"] == 4:
+            self.reply_body_sizes.append(len(raw))
         response = await self._templated_reply(raw, record, body) if body["type"] == 4 else None
         if response is None:  # a deferral, or a reply body not seen before: the real handler
             params = {"interaction_id": interaction_id, "interaction_token": token}

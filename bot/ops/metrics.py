@@ -105,6 +105,11 @@ class Metrics:
             buckets=CLICK_BATCH_BUCKETS,
             registry=r,
         )
+        self.interactions_expired = Counter(
+            "tpquiz_interactions_expired",
+            "Interactions past Discord's 3 s before they were answered: not recorded.",
+            registry=r,
+        )
         self.guilds = Gauge("tpquiz_guilds", "Servers the bot is in.", registry=r)
         self.gateway_latency = Gauge(
             "tpquiz_gateway_latency_seconds",
@@ -152,6 +157,11 @@ class Metrics:
 
     def observe_interaction(self, seconds: float, *, kind: str = "answer") -> None:
         self._labelled(self.interaction_latency, kind).observe(max(0.0, seconds))
+
+    def interaction_expired(self) -> None:
+        """An interaction whose work was not run, or given up, because Discord's window
+        closed first (bot/ui/deadline.py): a sign the bot is overloaded."""
+        self.interactions_expired.inc()
 
     def daily_post(self, *, sent: bool) -> None:
         self.daily_posts.labels(result="sent" if sent else "failed").inc()

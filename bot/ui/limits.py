@@ -53,6 +53,13 @@ def display_name(name: str) -> str:
     return clip(_visible(name).strip() or "?", NAME)
 
 
+class Fitted(discord.Embed):
+    """An embed already cut to these limits, with room for its footer, where it was
+    built (`bot.ui.answer_replies`): `fit` skips it, sparing every click the check."""
+
+    __slots__ = ()
+
+
 def fit_embed(embed: discord.Embed) -> discord.Embed:
     """Cut each part of `embed` to Discord's limit, then the description to the total."""
     if embed.title:
@@ -82,8 +89,10 @@ def fit(kwargs: dict[str, Any]) -> dict[str, Any]:
     content = kwargs.get("content")
     if isinstance(content, str):
         kwargs["content"] = clip(content, CONTENT)
-    if isinstance(kwargs.get("embed"), discord.Embed):
-        fit_embed(kwargs["embed"])
+    single = kwargs.get("embed")
+    if isinstance(single, discord.Embed) and not isinstance(single, Fitted):
+        fit_embed(single)
     for embed in kwargs.get("embeds") or ():
-        fit_embed(embed)
+        if not isinstance(embed, Fitted):
+            fit_embed(embed)
     return kwargs

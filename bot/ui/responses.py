@@ -2,9 +2,12 @@
 
 Work that touches the database usually takes milliseconds, but another process may hold
 the write lock (a backup, say). `within_deadline` runs the work and, if it is not done
-after `DEFER_AFTER` seconds, defers the interaction so Discord keeps waiting; the reply
-then goes out as a followup or an edit. The work itself is never cancelled, so a slow
-commit still lands and the member still hears about it.
+`DEFER_AFTER` seconds after the interaction was created (its id says when: a click may
+have waited before its handler ran), defers the interaction so Discord keeps waiting; the
+reply then goes out as a followup or an edit. The work itself is not cancelled, so a slow
+commit still lands and the member still hears about it, unless Discord's window closed
+first (`bot.ui.deadline`): then nothing that has not been written yet is written, since
+no member would ever see its result.
 
 `preamble` is what every handler does before it renders anything: the server check, the
 member's language, the work within the deadline, and the error reply if any of it fails.
@@ -15,7 +18,9 @@ database, an error that left the member with "interaction failed").
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -27,11 +32,15 @@ from bot.i18n import t
 from bot.quiz.model import Lang, lang_for_locale
 from bot.services.quiz import AnswerNotSaved, QuizError
 from bot.storage.errors import WriteFailed
+from bot.ui import deadline
 from bot.ui.limits import display_name, fit
 from bot.ui.options import logged, refusal_for
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+#: Discord's error code for an interaction it no longer knows (its window closed).
+UNKNOWN_INTERACTION = 10062
 
 #: The interaction type of the discord.py methods a cog or a button overrides (`callback`,
 #: `from_custom_id`, `interaction_check`, `cog_app_command_error`): discord.py declares
@@ -40,8 +49,8 @@ log = logging.getLogger(__name__)
 #: `discord.Interaction[TPQuizBot]`, the UI's `bot.ui.types.Interaction`).
 AnyInteraction = discord.Interaction[Any]
 
-#: Seconds to wait before deferring; Discord fails interactions not answered in 3 s.
-DEFER_AFTER = 2.0
+#: Seconds after the interaction's creation to defer at; Discord fails it at 3 s.
+DEFER_AFTER = deadline.DEFER_AFTER
 
 
 async def within_deadline(
@@ -52,7 +61,17 @@ async def within_deadline(
     update: bool = False,
     defer_after: float = DEFER_AFTER,
 ) -> T:
-    """`await work`, deferring the interaction if it is not done after `defer_after` s.
+    """`await work`, deferring the interaction `defer_after` s after its creation if the
+    work is not done by then; `InteractionExpired` if Discord's window closed first.
+
+    The window is counted from the interaction's creation, read off its id
+    (`bot.ui.deadline`), not from now: under overload a click may have waited before its
+    handler ran. One already past Discord's 3 s does not run its work at all (nothing is
+    recorded: its member saw "interaction failed", not a result). One whose window closes
+    while its work waits (the group commit's queue, the PostgreSQL pool), because the
+    defer came too late or Discord refused it as unknown, stops waiting: the work is
+    cancelled, and a click still queued is not written (a batch already committing
+    cannot be stopped; docs/performance.md says which way this goes).
 
     Why a timer and not a task plus `asyncio.wait`: every click comes through here, and
     the work is nearly always done in milliseconds; a timer handle is the cheapest way to
@@ -60,23 +79,54 @@ async def within_deadline(
     bench.answer_path's profile). The defer, when it fires, is its own task; it is awaited
     before returning, so the reply that follows sees the interaction as deferred.
     """
+    now = time.time()
+    if deadline.expired(interaction.id, now):
+        if inspect.iscoroutine(work):
+            work.close()  # never started: nothing of it ran
+        raise deadline.InteractionExpired(now - deadline.created_at(interaction.id))
     loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
     deferring: list[asyncio.Task[Any]] = []
+    waiting = True
+    gave_up: float | None = None
+
+    def give_up() -> None:
+        nonlocal gave_up
+        if waiting and gave_up is None and task is not None:
+            gave_up = time.time() - deadline.created_at(interaction.id)
+            task.cancel()
+
+    def refused(deferred: asyncio.Task[Any]) -> None:
+        if deferred.cancelled():
+            return
+        failed = deferred.exception()
+        if isinstance(failed, discord.NotFound) and failed.code == UNKNOWN_INTERACTION:
+            give_up()
 
     def defer() -> None:
         if interaction.response.is_done():
             return
+        if deadline.expired(interaction.id, time.time()):
+            give_up()  # the loop ran this timer too late: no defer can be accepted now
+            return
         if update:
-            deferring.append(loop.create_task(interaction.response.defer()))
+            deferred = loop.create_task(interaction.response.defer())
         else:
-            deferring.append(
-                loop.create_task(interaction.response.defer(ephemeral=ephemeral, thinking=True))
+            deferred = loop.create_task(
+                interaction.response.defer(ephemeral=ephemeral, thinking=True)
             )
+        deferred.add_done_callback(refused)
+        deferring.append(deferred)
 
-    timer = loop.call_later(defer_after, defer)
+    timer = loop.call_later(deadline.defer_delay(interaction.id, now, defer_after), defer)
     try:
         return await work
+    except asyncio.CancelledError:
+        if gave_up is not None and task is not None and task.uncancel() == 0:
+            raise deadline.InteractionExpired(gave_up) from None
+        raise
     finally:
+        waiting = False
         timer.cancel()
         if deferring:
             # The reply must not race the defer; a failed defer is the reply's problem
@@ -128,6 +178,13 @@ async def report_error(interaction: discord.Interaction[Any], exc: BaseException
     plainly that it was not saved: for an answer, to click again later. Anything else
     is logged with its traceback and the member gets a generic message.
     """
+    if isinstance(exc, deadline.InteractionExpired):
+        # Discord refuses any reply now; the work did not run, or was given up unwritten.
+        log.warning("interaction %s expired before it was answered: %s", interaction.id, exc)
+        metrics = getattr(getattr(interaction, "client", None), "metrics", None)
+        if metrics is not None:
+            metrics.interaction_expired()
+        return
     lang = user_lang(interaction)
     if isinstance(exc, AnswerNotSaved):
         log.warning("interaction %s: answer not saved: %s", interaction.id, exc.reason)

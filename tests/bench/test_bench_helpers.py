@@ -161,5 +161,30 @@ def test_the_database_server_row_shows_only_for_a_bot_on_postgresql() -> None:
 
 
 def test_a_bot_on_postgresql_is_compared_with_the_bare_bot() -> None:
-    assert baseline_of("tpquiz+pg") == "baseline"
-    assert baseline_of("tpquiz+pg+uvloop") == "baseline+uvloop"
+    text_only = {"baseline": {}, "baseline+uvloop": {}}
+    assert baseline_of("tpquiz+pg", text_only) == "baseline"
+    assert baseline_of("tpquiz+pg+uvloop", text_only) == "baseline+uvloop"
+    both = {**text_only, "baseline-embed": {}}
+    assert baseline_of("tpquiz+pg", both) == "baseline-embed"
+
+
+def test_the_embed_floor_is_the_comparison_and_the_text_baseline_a_second_reference() -> None:
+    """Issue 30: the bare bot sending tpquiz's own embed is the fair floor; the verdict
+    judges against it and says both reply bodies' sizes; the text reply keeps a column."""
+    med = {
+        "tpquiz": median_runs([_round(900, 10.0, 0.12, 0.97)]),
+        "baseline": median_runs([_round(2000, 6.0, 0.10, 0.98)]),
+        "baseline-embed": median_runs([_round(1000, 6.0, 0.10, 0.98)]),
+    }
+    med["tpquiz"]["closed_c32"]["reply_body_bytes"] = 2100.0
+    med["baseline-embed"]["closed_c32"]["reply_body_bytes"] = 2000.0
+    lines = verdict(med)
+    assert "tpquiz: compared with baseline-embed" in lines
+    assert "tpquiz: throughput at 32 in flight 0.90x the bare bot (goal >= 0.8) OK" in lines
+    assert "tpquiz: reply body 2100 bytes, baseline-embed's 2000 bytes (1.05x)" in lines
+    assert sum("saturated" in line for line in lines) == 1  # the floor's
+    table = report(med, ["tpquiz", "baseline-embed", "baseline"])
+    header = table.splitlines()[0]
+    assert "tpquiz/baseline-embed" in header and "tpquiz/baseline " in header + " "
+    assert header.index("tpquiz/baseline-embed") < header.index("tpquiz/baseline |")
+    assert any("reply body bytes" in line and "2,100" in line for line in table.splitlines())

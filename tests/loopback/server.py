@@ -442,6 +442,8 @@ class LoopbackDiscord:
         self._command_ids: dict[tuple[str | int, int, str], int] = {}
         self._faults: list[_Fault] = []
         self._gates: list[Gate] = []
+        #: Interactions whose 3-second window Discord has closed (`expire`).
+        self._expired: set[int] = set()
         self._connections: set[_Connection] = set()
         self._writers: set[asyncio.Task[None]] = set()
         self._last_snowflake = 0
@@ -1359,6 +1361,12 @@ class LoopbackDiscord:
         token = payload_or_token if isinstance(payload_or_token, str) else payload_or_token["token"]
         return self.interactions[token]
 
+    def expire(self, interaction_id: int | str) -> None:
+        """Close an interaction's 3-second window now, as Discord does when it was not
+        answered in time: its callback (a reply or a defer) is refused with 404, code
+        10062 "Unknown interaction". Lets a test hold a click past 3 s without waiting."""
+        self._expired.add(int(interaction_id))
+
     def hold_after(self, method: str, route: str, after: int) -> Gate:
         """Let ``after`` more requests to ``method route`` through, then hold the rest."""
         if not any(r.template == route and r.method == method for r in self._routes):
@@ -2029,6 +2037,8 @@ class LoopbackDiscord:
     async def _interaction_callback(self, call: _Call) -> _Reply:
         record = self.interactions.get(call.params["interaction_token"])
         if record is None or str(record.id) != call.params["interaction_id"]:
+            raise _ApiError(404, 10062, "Unknown interaction")
+        if record.id in self._expired:
             raise _ApiError(404, 10062, "Unknown interaction")
         if record.response_type is not None:
             raise _ApiError(400, 40060, "Interaction has already been acknowledged.")

@@ -277,3 +277,27 @@ async def test_close_with_nothing_queued_gives_up_nothing(storage: Storage) -> N
     with pytest.raises(WriteFailed):
         await _click(storage, post.id, 2)
     assert _rows(storage, "SELECT user_id FROM answers") == [(1,)]
+
+
+async def test_a_click_given_up_while_queued_is_not_written() -> None:
+    """Its interaction expired while it waited (`within_deadline` cancels its caller):
+    its member never sees a result, so it is not recorded; the others commit as before."""
+    db = _HeldDatabase()
+    clicks: GroupCommit[int] = GroupCommit(db)  # type: ignore[arg-type]
+    first = asyncio.create_task(clicks.submit(_insert(1)))
+    await db.entered.wait()  # the first click's batch is being written
+    given_up = asyncio.create_task(clicks.submit(_insert(2)))
+    kept = asyncio.create_task(clicks.submit(_insert(3)))
+
+    async def give_up() -> None:
+        # Tasks start in the order they are made: both clicks are queued by now.
+        assert clicks.queued() == 2
+        given_up.cancel()
+
+    await asyncio.create_task(give_up())
+    db.release.set()
+    assert await first == 1
+    assert await kept == 1
+    with pytest.raises(asyncio.CancelledError):
+        await given_up
+    assert [x for (x,) in db.conn.execute("SELECT x FROM t")] == [1, 3]

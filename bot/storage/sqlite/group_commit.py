@@ -86,8 +86,10 @@ class GroupCommit(Generic[R]):
     async def submit(self, work: Callable[[sqlite3.Connection], R]) -> R:
         """Run `work` in the next batch; its result once that batch has committed.
 
-        If the caller is cancelled the work still runs (it may already be in a batch),
-        only its result is dropped.
+        If the caller is cancelled while the work is still queued, the work is not run:
+        a click whose interaction expired while it waited (`bot.ui.responses.within_deadline`
+        gives up on it) is not recorded, since its member never sees the result. Once in a
+        batch it runs and commits with the batch; only its result is dropped.
         """
         if self._closing:
             raise WriteFailed(SHUTTING_DOWN)
@@ -100,9 +102,12 @@ class GroupCommit(Generic[R]):
     async def _drain(self) -> None:
         try:
             while self._queue:
-                batch = self._queue[: self.max_batch]
+                taken = self._queue[: self.max_batch]
                 del self._queue[: self.max_batch]
-                await self._run(batch)
+                # A click whose caller gave up while it queued is not written (submit).
+                batch = [item for item in taken if not item[1].done()]
+                if batch:
+                    await self._run(batch)
         finally:
             self._writer = None
 

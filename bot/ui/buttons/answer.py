@@ -9,6 +9,7 @@ updated through the bot's coalesced edits.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
@@ -16,14 +17,19 @@ from typing import Any
 import discord
 
 from bot.quiz.model import LETTERS
+from bot.quiz.scoring import AnswerResult
 from bot.ui import render
+from bot.ui.answer_replies import AnswerReplies
 from bot.ui.buttons.diagram import answer_reply_view
 from bot.ui.buttons.report import report_view
 from bot.ui.custom_ids import number
 from bot.ui.responses import AnyInteraction, preamble, refuse_click, reply
-from bot.ui.types import Interaction, quiz_bot
+from bot.ui.types import Interaction, QuizBot, quiz_bot
 
 log = logging.getLogger(__name__)
+
+#: The parts of answer replies that are the same for every click on a post (issue 30).
+REPLIES = AnswerReplies()
 
 
 class AnswerButton(
@@ -104,28 +110,42 @@ async def answer_post(interaction: Interaction, post_id: int, choice_index: int)
     if done is None:
         return
     outcome, lang = done.value, done.lang
-    post, question = outcome.post, outcome.question
-    if outcome.result is not None:
-        bot.metrics.answer_recorded(
-            correct=outcome.result.correct, duplicate=outcome.result.duplicate
-        )
-    if outcome.result is None:
+    post, question, result = outcome.post, outcome.question, outcome.result
+    if result is None:
         embed = render.closed_embed(question, post.order, lang)
     else:
-        embed = render.answer_embed(question, post.order, outcome.result, lang)
-        if not outcome.result.duplicate:
-            bot.count_edits.touch(post.id)
-    # Measured as the reply goes out: the time the member waited for the bot.
-    age = discord.utils.utcnow() - interaction.created_at
-    bot.metrics.observe_interaction(age.total_seconds(), kind="answer")
+        embed = REPLIES.embed(
+            post.id,
+            question,
+            post.order,
+            result,
+            lang,
+            render.points_line(result.score, result.rank, result.points_awarded, lang),
+            lambda: render.answer_embed(question, post.order, result, lang),
+        )
+    # With an explanation figure, a "Diagram" button: no upload until it is wanted.
+    if question.explanation_figure is not None:
+        view = answer_reply_view(post_id, lang)
+    else:
+        view = report_view("p", post_id, lang)
+    # The member's wait is measured as the reply goes out. What the reply does not need
+    # (the metrics, scheduling the count edit) runs once the handler first yields inside
+    # the reply, not before it: `call_soon` runs it ahead of any I/O the loop handles
+    # next, so the count edit is still scheduled before Discord can see the reply.
+    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    asyncio.get_running_loop().call_soon(_after_reply, bot, post.id, result, age)
     try:
-        # With an explanation figure, a "Diagram" button: no upload until it is wanted.
-        if question.explanation_figure is not None:
-            view = answer_reply_view(post_id, lang)
-        else:
-            view = report_view("p", post_id, lang)
         await reply(interaction, embed=embed, view=view, ephemeral=True)
     except discord.HTTPException as exc:
         # The answer is committed; only the message was lost. One line, no traceback:
         # Discord refusing a reply (an expired interaction, under overload) is no bug.
         log.warning("could not send the answer reply for post %s: %s", post_id, exc)
+
+
+def _after_reply(bot: QuizBot, post_id: int, result: AnswerResult | None, age: float) -> None:
+    """The click's bookkeeping, off the reply's path: metrics, the post's count edit."""
+    bot.metrics.observe_interaction(age, kind="answer")
+    if result is not None:
+        bot.metrics.answer_recorded(correct=result.correct, duplicate=result.duplicate)
+        if not result.duplicate:
+            bot.count_edits.touch(post_id)

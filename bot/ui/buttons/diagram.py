@@ -10,6 +10,7 @@ server, or a forged number, is refused in one sentence.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -18,7 +19,7 @@ import discord
 from bot.i18n import t
 from bot.quiz.model import Lang
 from bot.services.quiz import QuizError
-from bot.ui.buttons.report import ReportButton
+from bot.ui.buttons.report import REPORT_VIEWS_KEPT, ReportButton
 from bot.ui.custom_ids import number
 from bot.ui.figures import explanation_name, show_explanation_figure
 from bot.ui.responses import AnyInteraction, Caller, preamble, refuse_click, reply
@@ -63,9 +64,12 @@ class DiagramButton(
         await show_diagram(interaction, self.post_id)
 
 
+@functools.lru_cache(maxsize=REPORT_VIEWS_KEPT)
 def answer_reply_view(post_id: int, lang: Lang) -> discord.ui.View:
     """An answer reply's buttons when its question has an explanation figure: the report
-    button (as `report_view` gives it) and "Diagram"."""
+    button (as `report_view` gives it) and "Diagram". Kept and sent again for every reply
+    to the post in the language, as `report_view` is (both items are DynamicItems with
+    no timeout: discord.py keeps no per-message state for the view)."""
     view = discord.ui.View(timeout=None)
     view.add_item(ReportButton("p", post_id, t("report_button", lang)))
     view.add_item(DiagramButton(post_id, t("diagram_button", lang)))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.quiz.model import LANGS, Choice, Lang, Question, Text
+from bot.quiz.suggestions import credit_text
 
 __all__ = [
     "DEFAULT_DAILY_SHARE",
@@ -77,10 +78,24 @@ class OwnQuestion:
     question: Question
     created_at: int
     retired_at: int | None = None
+    #: A question accepted from a member's suggestion is credited to them: `credited`,
+    #: and their display name (None once they asked to be forgotten: "a member"). Kept
+    #: out of the stored body, so forgetting clears the name only.
+    credited: bool = False
+    credit_name: str | None = None
 
     @property
     def retired(self) -> bool:
         return self.retired_at is not None
+
+    @property
+    def shown(self) -> Question:
+        """The question as posts show it: a credited one's source names its author
+        (bot/quiz/suggestions.py `credited_source`); `question` stays as stored (what an
+        export writes back)."""
+        if not self.credited:
+            return self.question
+        return credit_text(self.question, self.credit_name, self.languages[0])
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,9 @@ changes once stored, so the versions read for posts and rounds are kept in an LR
 without expiry (`known` reads it without waiting, for the synchronous paths that render
 a question; `load` fills it first).
 
+A question accepted from a member's suggestion is kept as posts show it, its source
+crediting its author (`OwnQuestion.shown`); forgetting the member calls `forget` too.
+
 Every read names the server: a post, a round or a pick of one server never reaches
 another's questions, and a bundled question's id (no '@') is never looked up here.
 """
@@ -59,9 +62,9 @@ class OwnPools:
         if kept is not None and now - kept[0] < POOL_SECONDS * 1000:
             return kept[1], kept[2]
         stored = await self.store.current(guild_id, retired=True)
-        every = [own.question for own in stored]
+        every = [own.shown for own in stored]
         out = {} if self.withheld is None or not every else await self.withheld(guild_id, every)
-        questions = [o.question for o in stored if not o.retired and o.question.id not in out]
+        questions = [o.shown for o in stored if not o.retired and o.question.id not in out]
         own = Bank.of(questions)
         both = Bank.of([*self.bundled, *questions]) if questions else self.bundled
         self._pools[guild_id] = (now, own, both)
@@ -111,4 +114,4 @@ class OwnPools:
                 continue
             found = await self.store.get(guild_id, parsed[0], parsed[1])
             if found is not None:
-                self._keep(guild_id, found.question)
+                self._keep(guild_id, found.shown)

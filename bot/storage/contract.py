@@ -23,7 +23,7 @@ plain functions also run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from bot.quiz.own_questions import BankSettings, OwnQuestion, PutResult
     from bot.quiz.reports import Refusal
     from bot.quiz.scoring import AnswerResult
+    from bot.quiz.suggestions import Draft, Outcome, Saved, Suggestion
     from bot.storage.records import (
         Chunk,
         DailySettings,
@@ -68,6 +69,7 @@ __all__ = [
     "ReportsContract",
     "StandingsContract",
     "StorageContract",
+    "SuggestionsContract",
     "TestRunsContract",
 ]
 
@@ -486,6 +488,7 @@ class GuildBankContract(Protocol):
         *,
         now_ms: int,
         limit: int = ...,
+        credits: Mapping[str, tuple[int, str]] | None = None,
     ) -> PutResult: ...
 
     async def current(self, guild_id: int, *, retired: bool = False) -> list[OwnQuestion]: ...
@@ -501,6 +504,76 @@ class GuildBankContract(Protocol):
     async def settings(self, guild_id: int) -> BankSettings: ...
 
     async def set_settings(self, guild_id: int, settings: BankSettings) -> None: ...
+
+
+class SuggestionsContract(Protocol):
+    """Members' suggested questions and each server's review settings
+    (bot/storage/stores/suggestions.py SuggestionStore; issue 27): every method names
+    the server."""
+
+    async def submit(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        name: str,
+        lang: Lang,
+        draft: Draft,
+        ok: bool,
+        now_ms: int,
+        limit: int = ...,
+    ) -> Saved: ...
+
+    async def resubmit(
+        self,
+        guild_id: int,
+        suggestion_id: int,
+        user_id: int,
+        *,
+        name: str,
+        lang: Lang,
+        draft: Draft,
+        ok: bool,
+        now_ms: int,
+        limit: int = ...,
+    ) -> Saved: ...
+
+    async def get(self, guild_id: int, suggestion_id: int) -> Suggestion | None: ...
+
+    async def queue(self, guild_id: int, *, offset: int, limit: int) -> list[Suggestion]: ...
+
+    async def queue_size(self, guild_id: int) -> int: ...
+
+    async def decide(
+        self,
+        guild_id: int,
+        suggestion_id: int,
+        outcome: Outcome,
+        *,
+        reviewer_id: int,
+        now_ms: int,
+        reason: str | None = None,
+        question_id: str | None = None,
+        edited: Draft | None = None,
+    ) -> bool: ...
+
+    async def reopen(self, guild_id: int, suggestion_id: int) -> bool: ...
+
+    async def set_post(
+        self, guild_id: int, suggestion_id: int, channel_id: int, message_id: int
+    ) -> None: ...
+
+    async def claim_notices(
+        self, guild_id: int, user_id: int, *, now_ms: int
+    ) -> list[Suggestion]: ...
+
+    async def mine(self, guild_id: int, user_id: int) -> list[Suggestion]: ...
+
+    async def settings(self, guild_id: int) -> tuple[int | None, int | None]: ...
+
+    async def set_settings(
+        self, guild_id: int, *, channel_id: int | None, reviewer_role_id: int | None
+    ) -> None: ...
 
 
 class StorageContract(Protocol):
@@ -543,6 +616,8 @@ class StorageContract(Protocol):
     def live(self) -> LiveContract: ...
     @property
     def guild_bank(self) -> GuildBankContract: ...
+    @property
+    def suggestions(self) -> SuggestionsContract: ...
 
     @property
     def file(self) -> Path | None:

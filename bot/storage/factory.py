@@ -88,6 +88,7 @@ if TYPE_CHECKING:
         ReportsContract,
         StandingsContract,
         StorageContract,
+        SuggestionsContract,
         TestRunsContract,
     )
     from bot.storage.pg.answers import PgAnswerStore
@@ -112,6 +113,7 @@ if TYPE_CHECKING:
     from bot.storage.stores.reads import CardStore, ProgressStore
     from bot.storage.stores.reminders import ReminderStore
     from bot.storage.stores.reports import ReportStore
+    from bot.storage.stores.suggestions import SuggestionStore
     from bot.storage.stores.test_runs import TestRunStore
 
     def _conforms(db: Database, pg: PgDatabase, shared: Executor) -> None:
@@ -131,7 +133,8 @@ if TYPE_CHECKING:
         reports: ReportsContract = ReportStore(shared)
         del guilds, meta, posts, test_runs, daily, cards, progress, reminders, reports
         guild_bank: GuildBankContract = GuildBankStore(shared)
-        del guild_bank
+        suggestions: SuggestionsContract = SuggestionStore(shared)
+        del guild_bank, suggestions
         answers: AnswersContract = AnswerStore(db)
         standings: StandingsContract = Standings(db)
         privacy: PrivacyContract = PrivacyStore(db)

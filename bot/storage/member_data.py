@@ -179,6 +179,34 @@ MEMBER_DATA: tuple[MemberTable, ...] = (
             "note": "what was done",
         },
     ),
+    MemberTable(
+        "suggestions",
+        {
+            "_table": "the questions you suggested (/tpquiz suggest), as you typed them;"
+            " deleting your data deletes them and takes your name off accepted ones, which"
+            " stay the server's questions (credited to 'a member')",
+            "id": "the suggestion's number",
+            "user_id": "your Discord id",
+            "author_name": "your display name when you submitted it (the credit)",
+            "language": "the language it is written in",
+            "text": "the question",
+            "right_answer": "the right answer",
+            "wrong_answers": "the wrong answers, one per line: answer | why it is wrong",
+            "explanation": "the explanation",
+            "source": "the source",
+            "state": "draft (had problems), open, changes (asked for changes), accepted"
+            " or rejected",
+            "created_at": "when you first submitted it (Unix ms UTC)",
+            "updated_at": "when it last changed (Unix ms UTC)",
+            "decided_at": "when a moderator decided (Unix ms UTC), or null",
+            "reviewer_id": "the moderator who decided, or null",
+            "reason": "the moderator's reason (asked for changes, rejected), or null",
+            "question_id": "the server question it became, once accepted",
+            "notified_at": "when you were told the decision in the server, or null",
+            "post_channel_id": "the review channel it was posted in, or null",
+            "post_message_id": "the review post, or null",
+        },
+    ),
 )
 
 #: The tables a member's rows are read from (for `member_guilds`).
@@ -193,6 +221,7 @@ MEMBER_TABLES: tuple[str, ...] = (
     "cards",
     "review_reminders",
     "reports",
+    "suggestions",
 )
 
 #: Every table with a guild_id, in deletion order (rows referencing others first).
@@ -217,6 +246,8 @@ GUILD_TABLES: tuple[str, ...] = (
     "guild_removals",
     "item_stats",
     "item_stats_refreshes",
+    "suggestions",
+    "suggestion_settings",
     "guild_questions",
     "guild_bank_settings",
 )

@@ -27,6 +27,7 @@ from bot.storage.contract import (
     RemindersContract,
     ReportsContract,
     StandingsContract,
+    SuggestionsContract,
     TestRunsContract,
 )
 from bot.storage.pg.answers import PgAnswerStore
@@ -64,6 +65,7 @@ class Backend:
     #: Quiz night sessions (issue 26).
     live: LiveContract
     guild_bank: GuildBankContract
+    suggestions: SuggestionsContract
     #: Runs one statement written with `?` placeholders (for a test's own rows).
     execute: Callable[[str, tuple[object, ...]], Awaitable[None]]
     #: The first column of the first row of a query written with `?` placeholders.

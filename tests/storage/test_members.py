@@ -124,6 +124,22 @@ async def _play(path: Path, seed: int, x_rank: str, *, with_x: bool) -> Storage:
                     # Member 7's report was resolved by X, an admin: X's id goes from it.
                     (guild, user, user, 5, X if user == 7 and with_x else None),
                 )
+                # A suggested question each (issue 27); ids fixed, as the files differ.
+                await conn.execute(
+                    "INSERT INTO suggestions (id, guild_id, user_id, author_name, language,"
+                    " text, right_answer, wrong_answers, explanation, source, state,"
+                    " created_at, updated_at) VALUES (?, ?, ?, 'n', 'en', 'q?', 'a',"
+                    " 'b | c', 'e', 's', 'open', ?, ?)",
+                    (guild % 1000 * 100 + user, guild, user, user, user),
+                )
+            # A question accepted from X's suggestion: forgetting X takes the name off
+            # (credit_user_id 0, "a member"), as the file without X has it.
+            await conn.execute(
+                "INSERT INTO guild_questions (guild_id, question_id, version, topic,"
+                " difficulty, languages, body, created_at, credit_user_id, credit_name)"
+                " VALUES (?, 'suggestion-1', 1, 'practice', 2, 'en', '{}', 1, ?, ?)",
+                (guild, X if with_x else 0, "X" if with_x else None),
+            )
         # A quiz night (issue 26): in both files; X's choice only in the file with X, and
         # X hosts it there (forgetting X takes the id off: 0, the host of the other file).
         first = questions[0]

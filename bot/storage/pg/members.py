@@ -132,6 +132,18 @@ async def _forget_host(conn: Conn, guild_id: int, user_id: int) -> int:
     )
 
 
+async def _delete_suggestions(conn: Conn, guild_id: int, user_id: int) -> int:
+    """The member's suggestions; their name is taken off the questions accepted from
+    them (credit_user_id 0: "a member"), which stay the server's."""
+    await conn.execute(
+        "UPDATE guild_questions SET credit_user_id = 0, credit_name = NULL"
+        " WHERE guild_id = $1 AND credit_user_id = $2",
+        guild_id,
+        user_id,
+    )
+    return await _delete_rows("suggestions")(conn, guild_id, user_id)
+
+
 #: name -> (export, delete) of each table in the catalogue (bot/storage/member_data.py).
 _STEPS: dict[
     str,
@@ -164,6 +176,7 @@ _STEPS: dict[
         _delete_rows("review_reminders"),
     ),
     "reports": (_rows_of("reports", REPORT_COLUMNS, "created_at, id"), _delete_reports),
+    "suggestions": (_rows_of("suggestions", "*", "id"), _delete_suggestions),
 }
 
 

@@ -176,6 +176,18 @@ def _forget_host(conn: sqlite3.Connection, guild_id: int, user_id: int) -> int:
     ).rowcount
 
 
+def _delete_suggestions(conn: sqlite3.Connection, guild_id: int, user_id: int) -> int:
+    """The member's suggestions; their name is taken off the questions accepted from
+    them (credited to "a member" from then on: credit_user_id 0), which stay the
+    server's. The caller forgets the server's pool, so posts show it at once."""
+    conn.execute(
+        "UPDATE guild_questions SET credit_user_id = 0, credit_name = NULL"
+        " WHERE guild_id = ? AND credit_user_id = ?",
+        (guild_id, user_id),
+    )
+    return _delete_rows("suggestions")(conn, guild_id, user_id)
+
+
 #: name -> (export, delete) of each table in the catalogue (bot/storage/member_data.py).
 _MEMBER_FUNCTIONS: dict[
     str,
@@ -198,6 +210,7 @@ _MEMBER_FUNCTIONS: dict[
     "cards": (cards.export_member, cards.delete_member),
     "review_reminders": (reminders.export_member, reminders.delete_member),
     "reports": (reports.export_member, _delete_reports),
+    "suggestions": (_rows_of("suggestions", "id"), _delete_suggestions),
 }
 
 #: Every table that stores something about a member, in the catalogue's deletion order.

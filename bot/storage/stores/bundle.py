@@ -18,6 +18,7 @@ from bot.storage.stores.posts import PostStore
 from bot.storage.stores.reads import CardStore, ProgressStore
 from bot.storage.stores.reminders import ReminderStore
 from bot.storage.stores.reports import ReportStore
+from bot.storage.stores.suggestions import SuggestionStore
 from bot.storage.stores.test_runs import TestRunStore
 
 __all__ = ["SharedStores"]
@@ -37,3 +38,4 @@ class SharedStores:
         self.reminders = ReminderStore(executor)
         self.reports = ReportStore(executor)
         self.guild_bank = GuildBankStore(executor)
+        self.suggestions = SuggestionStore(executor)

@@ -13,7 +13,7 @@ questions are never read for another.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bot.quiz.model import Lang, Question
 from bot.quiz.own_questions import (
@@ -34,9 +34,12 @@ __all__ = ["GuildBankStore"]
 UPLOAD_LOCK = 0x74706762
 _UPLOAD_LOCK = Query("SELECT pg_advisory_xact_lock(:lock, hashtext(:guild_key))")
 
-_COLUMNS = "guild_id, question_id, version, languages, body, created_at, retired_at"
+_COLUMNS = (
+    "guild_id, question_id, version, languages, body, created_at, retired_at,"
+    " credit_user_id, credit_name"
+)
 _CURRENT = Query(
-    "SELECT question_id, version, retired_at FROM guild_questions"
+    "SELECT question_id, version, retired_at, credit_user_id, credit_name FROM guild_questions"
     " WHERE guild_id = :guild AND current = 1"
 )
 _SUPERSEDE = Query(
@@ -45,8 +48,9 @@ _SUPERSEDE = Query(
 )
 _INSERT = Query(
     "INSERT INTO guild_questions (guild_id, question_id, version, topic, difficulty,"
-    " languages, body, created_at, current)"
-    " VALUES (:guild, :question, :version, :topic, :difficulty, :languages, :body, :now, 1)"
+    " languages, body, created_at, current, credit_user_id, credit_name)"
+    " VALUES (:guild, :question, :version, :topic, :difficulty, :languages, :body, :now, 1,"
+    " :credit_user, :credit_name)"
 )
 _LIST = Query(
     f"SELECT {_COLUMNS} FROM guild_questions WHERE guild_id = :guild AND current = 1"
@@ -78,7 +82,8 @@ _SET_SETTINGS = Query(
 
 
 def _own(row: Row) -> OwnQuestion:
-    guild_id, question_id, version, languages, body, created_at, retired_at = row
+    guild_id, question_id, version, languages, body, created_at, retired_at = row[:7]
+    credit_user, credit_name = row[7:]
     return OwnQuestion(
         guild_id=int(guild_id),
         question_id=question_id,
@@ -87,6 +92,8 @@ def _own(row: Row) -> OwnQuestion:
         question=decode(body, runtime_id(question_id, int(version))),
         created_at=int(created_at),
         retired_at=None if retired_at is None else int(retired_at),
+        credited=credit_user is not None,
+        credit_name=credit_name,
     )
 
 
@@ -101,18 +108,21 @@ class GuildBankStore:
         *,
         now_ms: int,
         limit: int = MAX_SERVER_QUESTIONS,
+        credits: Mapping[str, tuple[int, str]] | None = None,
     ) -> PutResult:
         """Store each (question, its languages) under the question's id in the server: a
         new id as version 1, an id the server has as its next version (a retired one
         comes back). Nothing is stored when the server would hold more than `limit`
-        questions that are not retired."""
+        questions that are not retired. `credits` names the member (id, display name)
+        an accepted suggestion is credited to; a new version of a credited question
+        keeps its credit."""
         async with self.db.transaction() as tx:
             if tx.dialect is Dialect.POSTGRESQL:  # see the module docstring
                 await tx.execute(_UPLOAD_LOCK, lock=UPLOAD_LOCK, guild_key=str(guild_id))
-            current = {
-                row[0]: (int(row[1]), row[2] is not None)
-                for row in await tx.fetch(_CURRENT, guild=guild_id)
-            }
+            rows = await tx.fetch(_CURRENT, guild=guild_id)
+            current = {row[0]: (int(row[1]), row[2] is not None) for row in rows}
+            credit = {row[0]: (row[3], row[4]) for row in rows if row[3] is not None}
+            credit.update(credits or {})
             ids = {q.id for q, _ in questions}
             kept = sum(1 for qid, (_, retired) in current.items() if not retired and qid not in ids)
             total = kept + len(ids)
@@ -139,6 +149,8 @@ class GuildBankStore:
                     languages=",".join(languages),
                     body=encode(question, languages),
                     now=now_ms,
+                    credit_user=credit.get(question.id, (None, None))[0],
+                    credit_name=credit.get(question.id, (None, None))[1],
                 )
         return PutResult(tuple(added), tuple(replaced))
 

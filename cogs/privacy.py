@@ -87,6 +87,9 @@ class ForgetButton(
         )
         if done is None:
             return
+        # Questions accepted from the member's suggestions no longer name them: posts
+        # read the server's questions again (bot/services/own_pool.py).
+        interaction.client.service.own.forget(self.guild_id)
         text = t("forget_done", lang, rows=sum(done.value.values()))
         await update(interaction, content=text, view=None)
 

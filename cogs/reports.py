@@ -24,6 +24,7 @@ from bot.quiz.reports import Refusal
 from bot.services.quiz import QuizError
 from bot.ui.buttons.report import BODY_FIELD, REASON_FIELD, WHICH_FIELD, ReportButton
 from bot.ui.custom_ids import number
+from bot.ui.modals import submitted_values
 from bot.ui.responses import Caller, preamble, reply
 
 if TYPE_CHECKING:
@@ -35,27 +36,6 @@ log = logging.getLogger(__name__)
 Interaction = discord.Interaction["TPQuizBot"]
 
 MODAL_ID = re.compile(r"tpq:rpm:(?P<kind>[ptr]):(?P<ref>[^:]+)")
-
-
-def submitted_values(data: Any) -> dict[str, list[str]]:
-    """custom_id -> values of a modal submission, for labels (type 18, `component`) and
-    action rows (type 1, `components`) alike; a text input gives its value as one item."""
-    found: dict[str, list[str]] = {}
-    rows = data.get("components", []) if isinstance(data, dict) else []
-    for row in rows if isinstance(rows, list) else []:
-        if not isinstance(row, dict):
-            continue
-        inner = [row["component"]] if isinstance(row.get("component"), dict) else []
-        inner += [c for c in row.get("components", []) or [] if isinstance(c, dict)]
-        for component in inner:
-            custom_id = component.get("custom_id")
-            if not isinstance(custom_id, str):
-                continue
-            if isinstance(component.get("values"), list):
-                found[custom_id] = [str(v) for v in component["values"]]
-            elif isinstance(component.get("value"), str):
-                found[custom_id] = [component["value"]]
-    return found
 
 
 async def _file(

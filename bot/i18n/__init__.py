@@ -13,6 +13,7 @@ from bot.i18n.guild_bank import GUILD_BANK_COMMANDS_TR, GUILD_BANK_MESSAGES
 from bot.i18n.items import ITEM_COMMANDS_TR, ITEM_MESSAGES
 from bot.i18n.live import LIVE_COMMANDS_TR, LIVE_MESSAGES
 from bot.i18n.review import REVIEW_COMMANDS_TR, REVIEW_MESSAGES
+from bot.i18n.suggestions import SUGGESTION_COMMANDS_TR, SUGGESTION_MESSAGES
 from bot.quiz.model import Lang, Text
 
 MESSAGES: dict[str, dict[Lang, str]] = {
@@ -336,6 +337,7 @@ MESSAGES.update(ITEM_MESSAGES)
 MESSAGES.update(LIVE_MESSAGES)
 MESSAGES.update(FIGURE_MESSAGES)
 MESSAGES.update(GUILD_BANK_MESSAGES)
+MESSAGES.update(SUGGESTION_MESSAGES)
 
 
 def t(key: str, lang: Lang, **params: object) -> str:
@@ -412,6 +414,7 @@ COMMAND_TRANSLATIONS_TR: dict[str, str] = {
     **ITEM_COMMANDS_TR,
     **LIVE_COMMANDS_TR,
     **GUILD_BANK_COMMANDS_TR,
+    **SUGGESTION_COMMANDS_TR,
 }
 
 

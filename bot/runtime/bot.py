@@ -38,6 +38,7 @@ from bot.services.quiz import Clock, QuizService
 from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
+from bot.services.suggestions import SuggestionService
 from bot.storage.contract import StorageContract
 from bot.ui import render
 from bot.ui.figures import FigureCache
@@ -76,6 +77,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.item_refresh",
     "cogs.retention",
     "cogs.guild_bank",
+    "cogs.suggestions",
 )
 
 
@@ -99,6 +101,8 @@ class TPQuizBot(commands.Bot):
     figures: FigureCache
     #: A server's own questions (issue 27), built by `build_bot` beside the other services.
     guild_bank: GuildBankService
+    #: Members' suggested questions and their review (issue 27), built beside guild_bank.
+    suggestions: SuggestionService
 
     def __init__(
         self,

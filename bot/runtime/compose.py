@@ -37,6 +37,7 @@ from bot.services.quiz import Clock, QuizService
 from bot.services.reminders import ReminderService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
+from bot.services.suggestions import SuggestionService
 from bot.storage.contract import StorageContract
 from bot.ui.figures import FigureCache
 from bot.ui.live_announcer import DiscordAnnouncer
@@ -100,6 +101,7 @@ def build_bot(
         **options,
     )
     bot.guild_bank = GuildBankService(service)
+    bot.suggestions = SuggestionService(service)
     # These two send through the bot's connection, so they come right after it.
     bot.figures = FigureCache()
     bot.poster = DailyPoster(

@@ -28,6 +28,7 @@ from bot.services.live import LiveService
 from bot.services.quiz import QuizService
 from bot.services.reports import ReportService
 from bot.services.review import ReviewService
+from bot.services.suggestions import SuggestionService
 from bot.ui.figures import FigureCache
 from bot.ui.post_updates import CoalescedEdits
 
@@ -53,6 +54,9 @@ class QuizBot(Protocol):
 
     @property
     def reports(self) -> ReportService: ...
+
+    @property
+    def suggestions(self) -> SuggestionService: ...
 
     @property
     def metrics(self) -> Metrics: ...

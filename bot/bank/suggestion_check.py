@@ -50,6 +50,8 @@ def _field(problem: Problem) -> str:
     if match:
         return "right" if match.group(1) == "0" else "wrong"
     head = field.split(".", 1)[0]
+    if head == "choices":  # about the choices together (a length clue): the right one
+        return "right"
     return head if head in ("text", "explanation", "source") else "text"
 
 

@@ -349,7 +349,8 @@ async def test_admin_command_is_hidden_from_members_and_refused_to_them(quiz: Qu
         assert group["contexts"] == [0]
         subs = {o["name"]: o for o in group["options"]}
         assert set(subs) == {
-            "daily", "settings", "language", "role", "reports", "questions", "question", "bank"
+            "daily", "settings", "language", "role", "reports", "questions", "question", "bank",
+            "suggestions", "suggestions-settings",
         }  # fmt: skip
         assert {o["name"] for o in subs["daily"]["options"]} == {"channel", "off", "now"}
 
@@ -363,6 +364,7 @@ async def test_admin_command_is_hidden_from_members_and_refused_to_them(quiz: Qu
             ("question", {"id": "basics-01"}),
             ("bank list", None),
             ("bank settings", None),
+            ("suggestions-settings", None),
         ):
             reply = await admin(quiz, sub, options, member=member)
             assert reply["flags"] & EPHEMERAL

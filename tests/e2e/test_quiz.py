@@ -73,8 +73,10 @@ async def test_command_sync_body_is_localised_and_not_resent_on_restart(quiz: Qu
         (group,) = [c for c in puts[0].body if c["name"] == "tpquiz"]
         subs = {o["name"]: o for o in group["options"]}
         assert set(subs) == {
-            "question", "test", "leaderboard", "stats", "review", "forget-me", "my-data", "live"
+            "question", "test", "leaderboard", "stats", "review", "forget-me", "my-data", "live",
+            "suggest",
         }  # fmt: skip
+        assert subs["suggest"]["name_localizations"]["tr"] == "öner"
         assert subs["review"]["name_localizations"]["tr"] == "tekrar"
         assert subs["forget-me"]["name_localizations"]["tr"] == "beni-unut"
         assert subs["my-data"]["name_localizations"]["tr"] == "verilerim"

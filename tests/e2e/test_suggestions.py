@@ -12,11 +12,12 @@ apart; forget-me takes the author's name off the accepted question.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
 from tests.e2e.conftest import GUILD_ID, QuizHarness, buttons, callback_message
-from tests.e2e.forged import with_custom_id
+from tests.e2e.forged import in_dm, with_custom_id
 from tests.e2e.test_guild_bank import _bank
 from tests.e2e.test_quiz import post_question
 from tests.loopback.server import (
@@ -375,3 +376,117 @@ async def test_forget_me_deletes_suggestions_and_the_credit_name(quiz: QuizHarne
         source = next(f for f in answered["embeds"][0]["fields"] if f["name"] == "Source")
         assert source["value"] == "Our reading group, session 3 · suggested by a member"
     assert _rows(quiz, "SELECT credit_user_id, credit_name FROM guild_questions") == [(0, None)]
+
+
+async def test_a_moderator_edits_and_accepts_and_their_text_is_kept_on_a_problem(
+    quiz: QuizHarness,
+) -> None:
+    admin = await _setup(quiz)
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        await _admin(quiz, admin, "suggestions-settings", channel=REVIEW)
+        _, post = await _suggest(quiz, alice)
+        post_id = int(post.response["id"])
+        opened = await quiz.click(post_id, "tpq:sg:e:1", admin)
+        assert opened.body["type"] == 9
+        modal = opened.body["data"]
+        assert modal["title"] == "Edit and accept (#1)"
+        prefilled = {
+            c["component"]["custom_id"]: c["component"]["value"] for c in modal["components"]
+        }
+        assert prefilled == GOOD
+
+        bad = {**GOOD, "wrong": "Across two nodes"}
+        payload = quiz.loopback.modal_submit(GUILD_ID, REVIEW, admin, modal, bad)
+        problems = callback_message(await quiz.loopback.interact(payload))["content"]
+        assert problems.startswith("❌ The edited text has 1 problem(s); nothing was accepted.")
+        assert "```\nAcross two nodes\n```" in problems  # what they typed, kept
+        assert _rows(quiz, "SELECT state FROM suggestions") == [("open",)]
+
+        edited = {**GOOD, "source": "Megatron-LM paper, section 3"}
+        payload = quiz.loopback.modal_submit(GUILD_ID, REVIEW, admin, modal, edited)
+        done = await quiz.loopback.interact(payload)
+        assert callback_message(done)["content"] == "✅ Accepted by admin: `suggestion-1`"
+        edit = await quiz.loopback.wait_for(
+            lambda r: (
+                r.route == "/channels/{channel_id}/messages/{message_id}"
+                and r.method == "PATCH"
+                and r.params.get("message_id") == str(post_id)
+            ),
+            since=done.index,
+        )
+        assert edit.body["components"] == []
+        assert edit.body["embeds"][0]["description"].startswith("✅ Accepted by admin")
+    assert _rows(quiz, "SELECT state, source FROM suggestions") == [
+        ("accepted", "Megatron-LM paper, section 3")
+    ]
+    [(body,)] = _rows(quiz, "SELECT body FROM guild_questions")
+    assert '"source":"Megatron-LM paper, section 3"' in body
+
+
+async def test_asked_for_changes_the_author_edits_from_the_dm_and_resubmits(
+    quiz: QuizHarness,
+) -> None:
+    admin = await _setup(quiz)
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        await _admin(quiz, admin, "suggestions-settings", channel=REVIEW)
+        _, post = await _suggest(quiz, alice)
+        opened = await quiz.click(int(post.response["id"]), "tpq:sg:c:1", admin)
+        payload = quiz.loopback.modal_submit(
+            GUILD_ID, REVIEW, admin, opened.body["data"], {"reason": "Name the page"}
+        )
+        asked = await quiz.loopback.interact(payload)
+        dm = await quiz.loopback.wait_for(
+            lambda r: (
+                r.route == CHANNEL_MESSAGES_ROUTE
+                and r.method == "POST"
+                and r.params.get("channel_id") == str(quiz.loopback.dm_channels.get(ALICE))
+            ),
+            since=asked.index,
+        )
+        assert dm.body["content"].startswith("✏️ The moderators ask for changes to your")
+        assert "Name the page" in dm.body["content"]
+        [edit] = buttons(dm.body)
+        assert edit["custom_id"] == f"tpq:sgd:{GUILD_ID}:1"
+
+        click = quiz.loopback.dm_button_click(int(dm.response["id"]), edit["custom_id"], ALICE)
+        opened = await quiz.loopback.interact(click)
+        assert opened.body["type"] == 9
+        modal = opened.body["data"]
+        assert modal["custom_id"] == f"tpq:sgm:{GUILD_ID}:1"
+        fixed = {**GOOD, "source": "Our reading group, session 3, page 12"}
+        submit = in_dm(
+            quiz.loopback, quiz.loopback.modal_submit(GUILD_ID, REVIEW, alice, modal, fixed)
+        )
+        sent = callback_message(await quiz.loopback.interact(submit))
+        assert sent["content"].startswith("✅ Your suggestion (#1) is waiting for review.")
+        again = await _review_post(quiz, asked.index + 1)
+        fields = {f["name"]: f["value"] for f in again.body["embeds"][0]["fields"]}
+        assert fields["Source"] == "Our reading group, session 3, page 12"
+        assert "only the right choice repeats words of the stem" in fields["⚠️"]  # a warning
+    assert _rows(quiz, "SELECT id, state, author_name FROM suggestions") == [(1, "open", "alice")]
+
+
+async def test_my_data_holds_the_suggestions_and_the_modal_speaks_turkish(
+    quiz: QuizHarness,
+) -> None:
+    await _setup(quiz)
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot():
+        request = await quiz.loopback.interact(
+            quiz.command(alice, "suggest", locale="tr", channel_id=REVIEW)
+        )
+        modal = request.body["data"]
+        assert modal["title"] == "Bir soru öner"
+        labels = [c["label"] for c in modal["components"]]
+        assert labels[2] == "Yanlış cevaplar (1-4, her satıra bir)"
+        await _submit(quiz, alice, modal, GOOD)
+        request = await quiz.loopback.interact(quiz.command(alice, "my-data"))
+    data = json.loads(
+        quiz.loopback.uploads[int(request.response["resource"]["message"]["attachments"][0]["id"])]
+    )
+    [row] = data["suggestions"]
+    # Submitted from an English client: the question is written in English.
+    assert (row["state"], row["text"], row["language"]) == ("open", GOOD["text"], "en")
+    assert "answer | why it is wrong" in data["_about"]["suggestions"]["wrong_answers"]

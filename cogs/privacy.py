@@ -24,6 +24,7 @@ from bot.ui.custom_ids import number
 from bot.ui.options import check_options
 from bot.ui.responses import (
     AnyInteraction,
+    Caller,
     preamble,
     refuse_click,
     reply,
@@ -79,19 +80,27 @@ class ForgetButton(
         if self.action == "no":
             await update(interaction, content=t("forget_cancelled", lang), view=None)
             return
-        done = await preamble(
-            interaction,
-            lambda caller: interaction.client.privacy.forget_member(caller.guild_id, self.user_id),
-            ephemeral=True,
-            update=True,
-        )
+        client = interaction.client
+
+        async def forget(caller: Caller) -> tuple[dict[str, int], list[tuple[int, int]]]:
+            posts = await client.suggestions.review_posts(caller.guild_id, self.user_id)
+            return await client.privacy.forget_member(caller.guild_id, self.user_id), posts
+
+        done = await preamble(interaction, forget, ephemeral=True, update=True)
         if done is None:
             return
+        deleted, posts = done.value
         # Questions accepted from the member's suggestions no longer name them: posts
         # read the server's questions again (bot/services/own_pool.py).
-        interaction.client.service.own.forget(self.guild_id)
-        text = t("forget_done", lang, rows=sum(done.value.values()))
+        client.service.own.forget(self.guild_id)
+        text = t("forget_done", lang, rows=sum(deleted.values()))
         await update(interaction, content=text, view=None)
+        for channel_id, message_id in posts:  # the review posts showed their words
+            try:
+                channel = client.get_partial_messageable(channel_id)
+                await channel.get_partial_message(message_id).delete()
+            except discord.HTTPException as exc:
+                log.info("could not delete review post %s: %s", message_id, exc.status)
 
 
 def forget_view(guild_id: int, user_id: int, lang: Lang) -> discord.ui.View:

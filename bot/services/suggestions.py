@@ -125,6 +125,11 @@ class SuggestionService:
         mine = await self.store.mine(guild_id, user_id)
         return sum(1 for s in mine if s.state in ACTIVE)
 
+    async def review_posts(self, guild_id: int, user_id: int) -> list[tuple[int, int]]:
+        """(channel, message) of the review posts of the member's suggestions, which
+        show their words and name: forget-me deletes them too."""
+        return [s.post for s in await self.store.mine(guild_id, user_id) if s.post is not None]
+
     async def get(self, guild_id: int, suggestion_id: int | None) -> Suggestion:
         found = None if suggestion_id is None else await self.store.get(guild_id, suggestion_id)
         if found is None:
@@ -184,13 +189,17 @@ class SuggestionService:
         )
         if not won:
             raise QuizError("suggestion_decided", state="accepted")
-        stored = await self.service.storage.guild_bank.put(
-            guild_id,
-            [check.question],
-            now_ms=now,
-            limit=MAX_SERVER_QUESTIONS,
-            credits={qid: (found.user_id, found.author_name)},
-        )
+        try:
+            stored = await self.service.storage.guild_bank.put(
+                guild_id,
+                [check.question],
+                now_ms=now,
+                limit=MAX_SERVER_QUESTIONS,
+                credits={qid: (found.user_id, found.author_name)},
+            )
+        except Exception:  # not stored: open again, so it can be accepted later
+            await self.store.reopen(guild_id, found.id)
+            raise
         if stored.refused_total is not None:
             await self.store.reopen(guild_id, found.id)
             raise QuizError("bank_full", total=stored.refused_total, limit=MAX_SERVER_QUESTIONS)

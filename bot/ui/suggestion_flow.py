@@ -46,6 +46,7 @@ from bot.ui.render_suggestions import (
     problems_text,
     suggest_modal,
     suggestion_embed,
+    typed_text,
 )
 from bot.ui.responses import Caller, preamble, reply, report_error, user_lang
 from bot.ui.types import Interaction, quiz_bot
@@ -116,14 +117,19 @@ async def member_submit(
             name = (await bot.suggestions.get(guild_id, suggestion_id)).author_name
         else:
             name = caller.name
-        done = await bot.suggestions.submit(
-            guild_id,
-            caller.user_id,
-            name=display_name(name),
-            lang=caller.lang,
-            draft=draft,
-            suggestion_id=suggestion_id,
-        )
+        try:
+            done = await bot.suggestions.submit(
+                guild_id,
+                caller.user_id,
+                name=display_name(name),
+                lang=caller.lang,
+                draft=draft,
+                suggestion_id=suggestion_id,
+            )
+        except QuizError as exc:
+            if exc.key != "suggestion_not_editable":
+                raise
+            return None, 0  # decided (or sent) meanwhile: their text is shown back
         count = await bot.suggestions.open_count(guild_id, caller.user_id)
         return done, count
 
@@ -131,6 +137,10 @@ async def member_submit(
     if done is None or guild_id is None:
         return
     (submitted, count), lang = done.value, done.lang
+    if submitted is None:
+        content = t("suggestion_not_editable", lang) + "\n" + typed_text(draft, lang)
+        await reply(interaction, content=content, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        return
     saved, check = submitted.saved, submitted.check
     suggestion = saved.suggestion
     assert suggestion is not None

@@ -363,11 +363,19 @@ async def test_forget_me_deletes_suggestions_and_the_credit_name(quiz: QuizHarne
         await _admin(quiz, admin, "suggestions-settings", channel=REVIEW)
         _, post = await _suggest(quiz, alice)
         await quiz.click(int(post.response["id"]), "tpq:sg:a:1", admin)
-        await _suggest(quiz, alice, {**GOOD, "text": GOOD["text"] + " (again)"})
+        _, second = await _suggest(quiz, alice, {**GOOD, "text": GOOD["text"] + " (again)"})
         request = await quiz.loopback.interact(quiz.command(alice, "forget-me"))
         message_id = int(request.response["resource"]["message"]["id"])
-        await quiz.click(message_id, f"tpq:forget:yes:{GUILD_ID}:{ALICE}", alice)
+        confirmed = await quiz.click(message_id, f"tpq:forget:yes:{GUILD_ID}:{ALICE}", alice)
         assert _rows(quiz, "SELECT COUNT(*) FROM suggestions") == [(0,)]
+        # The review posts showed her words and name: they are deleted too.
+        for shown in (post, second):
+            await quiz.loopback.wait_for(
+                lambda r, shown=shown: (
+                    r.method == "DELETE" and r.params.get("message_id") == str(shown.response["id"])
+                ),
+                since=confirmed.index,
+            )
 
         await _bank(quiz, admin, "settings", draw="own")
         message_id, message = await post_question(quiz, admin, channel_id=REVIEW)
@@ -465,6 +473,12 @@ async def test_asked_for_changes_the_author_edits_from_the_dm_and_resubmits(
         fields = {f["name"]: f["value"] for f in again.body["embeds"][0]["fields"]}
         assert fields["Source"] == "Our reading group, session 3, page 12"
         assert "only the right choice repeats words of the stem" in fields["⚠️"]  # a warning
+        # The same modal sent twice: the second finds it sent already, and shows the text.
+        twice = callback_message(await quiz.loopback.interact(
+            in_dm(quiz.loopback, quiz.loopback.modal_submit(GUILD_ID, REVIEW, alice, modal, fixed))
+        ))  # fmt: skip
+        assert twice["content"].startswith("This suggestion can no longer be edited")
+        assert "```\nOur reading group, session 3, page 12\n```" in twice["content"]
     assert _rows(quiz, "SELECT id, state, author_name FROM suggestions") == [(1, "open", "alice")]
 
 

@@ -92,6 +92,11 @@ _SET_POST = Query(
     "UPDATE suggestions SET post_channel_id = :channel, post_message_id = :message"
     " WHERE guild_id = :guild AND id = :id"
 )
+_PENDING = Query(
+    "SELECT 1 FROM suggestions WHERE guild_id = :guild AND user_id = :user"
+    " AND state IN ('accepted', 'rejected', 'changes') AND decided_at IS NOT NULL"
+    " AND notified_at IS NULL LIMIT 1"
+)
 _NOTICES = Query(
     "UPDATE suggestions SET notified_at = :now WHERE guild_id = :guild AND user_id = :user"
     " AND state IN ('accepted', 'rejected', 'changes') AND decided_at IS NOT NULL"
@@ -280,7 +285,10 @@ class SuggestionStore:
 
     async def claim_notices(self, guild_id: int, user_id: int, *, now_ms: int) -> list[Suggestion]:
         """The member's decided suggestions they were not told of yet, marked told (so a
-        second command at once gets none of them)."""
+        second command at once gets none of them). Every `/tpquiz` command asks, so a
+        plain read comes first and the write only when there is something to tell."""
+        if await self.db.fetch_one(_PENDING, guild=guild_id, user=user_id) is None:
+            return []
         async with self.db.transaction() as tx:
             rows = await tx.fetch(_NOTICES, guild=guild_id, user=user_id, now=now_ms)
         return sorted((_suggestion(r) for r in rows), key=lambda s: s.id)

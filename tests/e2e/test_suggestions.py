@@ -504,3 +504,17 @@ async def test_my_data_holds_the_suggestions_and_the_modal_speaks_turkish(
     # Submitted from an English client: the question is written in English.
     assert (row["state"], row["text"], row["language"]) == ("open", GOOD["text"], "en")
     assert "answer | why it is wrong" in data["_about"]["suggestions"]["wrong_answers"]
+
+
+async def test_the_commands_have_turkish_names(quiz: QuizHarness) -> None:
+    async with quiz.bot():
+        [put] = quiz.loopback.find("PUT", "/applications/{application_id}/commands")
+    groups = {c["name"]: c for c in put.body}
+    admin = {o["name"]: o for o in groups["tpquiz-admin"]["options"]}
+    assert admin["suggestions"]["name_localizations"]["tr"] == "öneriler"
+    settings = admin["suggestions-settings"]
+    assert settings["name_localizations"]["tr"] == "öneri-ayarları"
+    names = {o["name"]: o["name_localizations"]["tr"] for o in settings["options"]}
+    assert names == {"channel": "kanal", "reviewer-role": "inceleyici-rol", "off": "kapat"}
+    member = {o["name"]: o for o in groups["tpquiz"]["options"]}
+    assert member["suggest"]["description_localizations"]["tr"] == "Bu sunucu için bir soru öner"

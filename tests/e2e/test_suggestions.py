@@ -26,6 +26,7 @@ from tests.loopback.server import (
     FOLLOWUP_ROUTE,
     RecordedRequest,
 )
+from tests.quiz.test_suggestion_rules import GOOD as RULES_GOOD
 
 ADMIN, ALICE, BOB, CAROL = (1_300_000_000_000_028_000 + i for i in range(1, 5))
 REVIEW = 1_300_000_000_000_028_100
@@ -35,18 +36,7 @@ EPHEMERAL = 64
 #: A moderator's reason as the author is shown it: markdown escaped, the mention broken.
 SHOWN_REASON = "Cite a page, \\*\\*please\\*\\* @\u200beveryone"
 
-GOOD = {
-    "text": "Our cluster has 4 GPUs per node joined by PCIe only."
-    " Where should the tensor-parallel group sit?",
-    "right": "Within one node, with a tensor-parallel size of 4 at most",
-    "wrong": "Across two nodes, to spread the all-reduce over both networks"
-    " | Each all-reduce would then cross the slower inter-node link.\n"
-    "Across all nodes, so each GPU holds the smallest weight slice"
-    " | The per-layer all-reduces would all cross the network; too slow.",
-    "explanation": "Tensor parallelism all-reduces activations in every layer,"
-    " so it belongs on the fastest links: inside a node.",
-    "source": "Our reading group, session 3",
-}
+GOOD = RULES_GOOD.fields()
 
 
 def _rows(quiz: QuizHarness, sql: str, *args: Any) -> list[tuple[Any, ...]]:
@@ -100,6 +90,18 @@ async def _review_post(quiz: QuizHarness, since: int) -> RecordedRequest:
             r.route == CHANNEL_MESSAGES_ROUTE
             and r.method == "POST"
             and r.params.get("channel_id") == str(REVIEW)
+        ),
+        since=since,
+    )
+
+
+async def _dm(quiz: QuizHarness, user_id: int, since: int) -> RecordedRequest:
+    """The bot's next message in its DM with `user_id`."""
+    return await quiz.loopback.wait_for(
+        lambda r: (
+            r.route == CHANNEL_MESSAGES_ROUTE
+            and r.method == "POST"
+            and r.params.get("channel_id") == str(quiz.loopback.dm_channels.get(user_id))
         ),
         since=since,
     )
@@ -167,14 +169,7 @@ async def test_a_suggestion_goes_from_the_modal_to_the_review_post_to_a_credited
         shown = callback_message(accepted)
         assert shown["embeds"][0]["description"].startswith("✅ Accepted by admin: `suggestion-1`")
         assert shown["components"] == []
-        dm = await quiz.loopback.wait_for(
-            lambda r: (
-                r.route == CHANNEL_MESSAGES_ROUTE
-                and r.method == "POST"
-                and r.params.get("channel_id") == str(quiz.loopback.dm_channels.get(ALICE))
-            ),
-            since=accepted.index,
-        )
+        dm = await _dm(quiz, ALICE, accepted.index)
         assert "was accepted" in dm.body["content"]
         for click in stale:
             again = callback_message(await quiz.loopback.interact(click))
@@ -445,14 +440,7 @@ async def test_asked_for_changes_the_author_edits_from_the_dm_and_resubmits(
             GUILD_ID, REVIEW, admin, opened.body["data"], {"reason": "Name the page"}
         )
         asked = await quiz.loopback.interact(payload)
-        dm = await quiz.loopback.wait_for(
-            lambda r: (
-                r.route == CHANNEL_MESSAGES_ROUTE
-                and r.method == "POST"
-                and r.params.get("channel_id") == str(quiz.loopback.dm_channels.get(ALICE))
-            ),
-            since=asked.index,
-        )
+        dm = await _dm(quiz, ALICE, asked.index)
         assert dm.body["content"].startswith("✏️ The moderators ask for changes to your")
         assert "Name the page" in dm.body["content"]
         [edit] = buttons(dm.body)

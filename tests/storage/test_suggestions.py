@@ -11,23 +11,13 @@ import json
 
 from bot.bank.suggestion_check import check_draft
 from bot.quiz.suggestions import MAX_OPEN, Draft, question_id_of, to_question
+from tests.quiz.test_suggestion_rules import GOOD
 from tests.storage.conftest import Backend
 
 G, OTHER = 7_000_000_000_000_000_027, 7_000_000_000_000_000_028
 ALICE, BOB, MOD = 11, 12, 99
 
-DRAFT = Draft(
-    text="Our cluster has 4 GPUs per node joined by PCIe only."
-    " Where should the tensor-parallel group sit?",
-    right="Within one node, with a tensor-parallel size of 4 at most",
-    wrong="Across two nodes, to spread the all-reduce over both networks"
-    " | Each all-reduce would then cross the slower inter-node link.\n"
-    "Across all nodes, so each GPU holds the smallest weight slice"
-    " | The per-layer all-reduces would all cross the network; too slow.",
-    explanation="Tensor parallelism all-reduces activations in every layer,"
-    " so it belongs on the fastest links: inside a node.",
-    source="Our reading group, session 3",
-)
+DRAFT = GOOD
 
 
 async def _submit(backend: Backend, user: int = ALICE, guild: int = G, ok: bool = True):

@@ -7,8 +7,8 @@ across a restart still works:
 * `tpq:sgm:<guild>:<id|new>`: the member's modal. The text is checked at once; with a
   problem it is kept in the database (a draft, or the suggestion asked for changes) and
   the reply lists each problem by field with an Edit button that reopens the modal
-  prefilled, so nothing typed is lost. Without, it is open: the member is told, and the
-  server's review channel (if set) gets a post with the review buttons.
+  prefilled, so nothing typed is lost. Without, it is open: the server's review channel
+  (if set) gets a post with the review buttons, and the member is told.
 * `tpq:sgx:<id>`: a moderator's edit, which accepts the edited version.
 * `tpq:sgr:<c|r>:<id>`: a moderator's reason for asking for changes or rejecting.
 
@@ -130,6 +130,11 @@ async def member_submit(
             if exc.key != "suggestion_not_editable":
                 raise
             return None, 0  # decided (or sent) meanwhile: their text is shown back
+        opened = done.saved.suggestion
+        if opened is not None and opened.state == "open" and done.saved.refused is None:
+            # Posted before the member's reply (within the deadline: a slow post defers
+            # the reply), so the post is stored once the member is told.
+            await post_for_review(interaction, opened, done.check.warnings)
         count = await bot.suggestions.open_count(guild_id, caller.user_id)
         return done, count
 
@@ -164,7 +169,6 @@ async def member_submit(
     if check.warnings:
         content = problems_text(check, lang, content)
     await reply(interaction, content=content, ephemeral=True, allowed_mentions=NO_MENTIONS)
-    await post_for_review(interaction, suggestion, check.warnings)
 
 
 async def post_for_review(interaction: Interaction, suggestion: Suggestion, warnings: Any) -> None:

@@ -117,9 +117,11 @@ async def _setup(quiz: QuizHarness) -> dict[str, Any]:
 async def _suggest(
     quiz: QuizHarness, member: dict[str, Any], values: dict[str, str] = GOOD
 ) -> tuple[RecordedRequest, RecordedRequest]:
-    """Suggest `values`; the reply and the review channel's post."""
-    reply = await _submit(quiz, member, await _modal(quiz, member), values)
-    return reply, await _review_post(quiz, reply.index)
+    """Suggest `values`; the reply and the review channel's post (made before the reply)."""
+    modal = await _modal(quiz, member)
+    start = len(quiz.loopback.requests)
+    reply = await _submit(quiz, member, modal, values)
+    return reply, await _review_post(quiz, start)
 
 
 async def test_a_suggestion_goes_from_the_modal_to_the_review_post_to_a_credited_question(
@@ -302,7 +304,7 @@ async def test_a_problem_is_shown_with_the_text_kept_and_the_modal_reopens_prefi
 
         fixed = await _submit(quiz, alice, modal, GOOD)
         assert callback_message(fixed)["content"].startswith("✅ Your suggestion (#1)")
-        post = await _review_post(quiz, fixed.index)
+        post = await _review_post(quiz, opened.index)
         assert post.body["embeds"][0]["title"] == "Suggestion #1"
     assert _rows(quiz, "SELECT id, state FROM suggestions") == [(1, "open")]
 

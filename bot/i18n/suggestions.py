@@ -155,6 +155,12 @@ SUGGESTION_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "Review channel: {channel} · Reviewer role: {role}",
     },
     "suggestion_settings_none": {"tr": "yok", "en": "none"},
+    "suggestion_missing_permission": {
+        "tr": "Önerileri {channel} kanalına gönderemem: orada **{permission}** yetkim yok. Bu"
+        " yetkiyi verip tekrar dene. Hiçbir şey değiştirilmedi.",
+        "en": "I can't post suggestions in {channel}: I am missing the **{permission}**"
+        " permission there. Grant it and try again. Nothing was changed.",
+    },
     # What the author is told, once in the server and by DM.
     "notice_accepted": {
         "tr": "✅ **{guild}** sunucusundaki önerin (#{id}) kabul edildi: artık sunucunun"

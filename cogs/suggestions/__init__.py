@@ -24,6 +24,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot.i18n import t
 from bot.ui.buttons.suggestion import (
     NO_MENTIONS,
     EditSuggestionButton,
@@ -34,7 +35,7 @@ from bot.ui.buttons.suggestion import (
 from bot.ui.command_groups import check_admin_command, join_group, leave_group
 from bot.ui.options import check_options
 from bot.ui.render_suggestions import settings_text
-from bot.ui.responses import Caller, preamble, reply, report_command_error
+from bot.ui.responses import Caller, preamble, reply, report_command_error, user_lang
 from bot.ui.suggestion_flow import deliver_notices, on_modal, open_new_modal
 
 if TYPE_CHECKING:
@@ -69,6 +70,31 @@ async def suggestions_command(
     await show_queue(interaction, page - 1, edit=False)
 
 
+#: What the bot needs in the review channel to post a suggestion with its buttons.
+POST_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
+
+
+def _missing_permission(
+    interaction: Interaction, channel: discord.TextChannel | None
+) -> str | None:
+    """Why the bot could not post in the review channel chosen, or None."""
+    me = interaction.guild.me if interaction.guild is not None else None
+    if channel is None or me is None:
+        return None
+    perms = channel.permissions_for(me)
+    lang = user_lang(interaction)
+    for name in POST_PERMISSIONS:
+        if not getattr(perms, name):
+            permission = t(f"perm_{name}", lang)
+            return t(
+                "suggestion_missing_permission",
+                lang,
+                channel=channel.mention,
+                permission=permission,
+            )
+    return None
+
+
 @app_commands.command(
     name=locale_str("suggestions-settings"),
     description=locale_str("Where suggestions are posted and who reviews them"),
@@ -89,6 +115,10 @@ async def settings_command(
 ) -> None:
     check_admin_command(interaction, "the suggestion settings")
     service = interaction.client.suggestions
+    missing = _missing_permission(interaction, channel)
+    if missing is not None:
+        await reply(interaction, content=missing, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        return
 
     async def work(caller: Caller) -> tuple[int | None, int | None]:
         now = await service.settings(caller.guild_id)

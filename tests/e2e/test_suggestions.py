@@ -16,7 +16,7 @@ import json
 import sqlite3
 from typing import Any
 
-from tests.e2e.conftest import GUILD_ID, QuizHarness, buttons, callback_message
+from tests.e2e.conftest import CHANNEL_ID, GUILD_ID, QuizHarness, buttons, callback_message
 from tests.e2e.forged import in_dm, with_custom_id
 from tests.e2e.test_guild_bank import _bank
 from tests.e2e.test_quiz import post_question
@@ -24,6 +24,7 @@ from tests.loopback.server import (
     ALL_PERMISSIONS,
     CHANNEL_MESSAGES_ROUTE,
     FOLLOWUP_ROUTE,
+    Perm,
     RecordedRequest,
 )
 from tests.quiz.test_suggestion_rules import GOOD as RULES_GOOD
@@ -258,6 +259,15 @@ async def test_review_buttons_refuse_a_member_without_permission_or_role(
             await _admin(quiz, carol, "suggestions-settings", channel=REVIEW)
         )
         assert "Manage Server" in settings["content"]
+        # A channel the bot cannot post in is refused, and nothing changes.
+        quiz.loopback.set_channel_permissions(
+            CHANNEL_ID, quiz.loopback.bot_user_id, deny=Perm.SEND_MESSAGES, target_type=1
+        )
+        refused = callback_message(
+            await _admin(quiz, admin, "suggestions-settings", channel=CHANNEL_ID)
+        )
+        assert "missing the **Send Messages** permission" in refused["content"]
+        assert _rows(quiz, "SELECT channel_id FROM suggestion_settings") == [(REVIEW,)]
         assert _rows(quiz, "SELECT state FROM suggestions") == [("open",)]
         # The role, once the server sets it, lets her review: checked at click time.
         await _admin(quiz, admin, "suggestions-settings", **{"reviewer-role": ROLE})

@@ -160,7 +160,10 @@ class SuggestionsCog(commands.Cog):
     async def on_app_command_completion(
         self, interaction: Interaction, command: app_commands.Command[Any, ..., Any]
     ) -> None:
-        if command.qualified_name.split(" ", 1)[0] == "tpquiz":
+        """After a member's /tpquiz command: the decisions on their suggestions, once (as
+        cogs/reminders.py says a refused DM)."""
+        root = command.root_parent or command
+        if root.name == "tpquiz":
             await deliver_notices(interaction)
 
 

@@ -230,6 +230,7 @@ async def test_a_rejection_reaches_its_author_once_at_their_next_command(
         assert notice.body["content"] == (
             f"❌ Your suggestion (#1) in **TP study group** was rejected. Reason: {SHOWN_REASON}"
         )
+        assert _rows(quiz, "SELECT notified_at IS NOT NULL FROM suggestions") == [(1,)]
         second = await quiz.loopback.interact(quiz.command(bob, "leaderboard"))
         await quiz.loopback.interact(quiz.command(bob, "leaderboard"))
     followups = [r for r in quiz.loopback.requests[second.index :] if r.route == FOLLOWUP_ROUTE]

@@ -76,6 +76,11 @@ async def _run(directory: Path, picks: int, uploads: int) -> dict[str, dict[str,
         await service.new_post(guild_id=OWN, channel_id=9, language="en")  # read its pool
         figures["pick, no own questions (baseline)"] = summary_ms(await timed(PLAIN, cold=False))
         figures["pick, 2,000 own + bank, pool kept"] = summary_ms(await timed(OWN, cold=False))
+        hook, service.own.withheld = service.own.withheld, None
+        figures["pick, 2,000 own + bank, pool read, no withheld check"] = summary_ms(
+            await timed(OWN, cold=True)
+        )
+        service.own.withheld = hook
         figures["pick, 2,000 own + bank, pool read"] = summary_ms(await timed(OWN, cold=True))
         await storage.guild_bank.set_settings(OWN, BankSettings("own", 50))
         figures["pick, 2,000 own only, pool kept"] = summary_ms(await timed(OWN, cold=False))

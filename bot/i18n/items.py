@@ -96,6 +96,10 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "En çok işaretlenen sorular",
         "en": "Most flagged questions",
     },
+    "questions_title_own": {
+        "tr": "Bu sunucunun soruları, ardından en çok işaretlenenler",
+        "en": "This server's own questions, then the most flagged",
+    },
     "questions_none": {
         "tr": "Henüz işaretlenen soru yok (bir soru en az 30 ilk cevaptan sonra işaretlenir).",
         "en": "No flagged questions yet (a question is flagged after 30 first answers at"

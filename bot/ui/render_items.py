@@ -69,14 +69,15 @@ def _block(entry: Listed, lang: Lang) -> str:
 def questions_embed(listed: list[Listed], page: int, lang: Lang) -> discord.Embed:
     """One page of the list: the server's own questions with something to say first
     (issue 27), then the bank's flagged ones, most serious first."""
-    embed = discord.Embed(title=t("questions_title", lang), colour=QUESTION_COLOUR)
+    own = sum(entry.own for entry in listed)
+    title = t("questions_title_own" if own else "questions_title", lang)
+    embed = discord.Embed(title=title, colour=QUESTION_COLOUR)
     if not listed:
         embed.description = t("questions_none", lang)
         return embed
     shown = listed[page * PAGE : (page + 1) * PAGE]
     embed.description = "\n\n".join(_block(entry, lang) for entry in shown)[:4096]
     pages = pages_of(len(listed))
-    own = sum(entry.own for entry in listed)
     if own:
         footer = t("questions_page_own", lang, page=page + 1, pages=pages, own=own,
                    n=len(listed) - own)  # fmt: skip

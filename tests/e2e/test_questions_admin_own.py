@@ -77,8 +77,10 @@ async def test_own_questions_come_first_withheld_and_on_probation(quiz: QuizHarn
 
     embed = listing["embeds"][0]
     assert listing["allowed_mentions"] == {"parse": []}
+    assert embed["title"] == "This server's own questions, then the most flagged"
     assert embed["description"] == WITHHELD + "\n\n" + PROBATION
     assert embed["footer"]["text"] == "Page 1/1 · 2 of this server's own · 0 flagged of the bank"
+    assert tr["embeds"][0]["title"] == "Bu sunucunun soruları, ardından en çok işaretlenenler"
     turkish = tr["embeds"][0]["description"]
     assert turkish.startswith("**`our-02@1`** · bu sunucunun sorusu · 4 ilk cevap")
     assert "• ⚠️ Seçilmiyor: iki ya da daha çok açık bildirim." in turkish

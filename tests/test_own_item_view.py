@@ -22,6 +22,7 @@ from bot.storage.sqlite import Storage
 from bot.ui.render_items import questions_embed
 from tests.factories import make_bank, make_question
 from tests.itemsim import simulate, wrong_key_chooser
+from tests.test_own_picks import report_twice
 
 G = 5
 
@@ -102,11 +103,7 @@ async def test_a_question_reported_twice_says_why_it_is_out(service: QuizService
     items = ItemStatsService(service)
     await _put(service, _practice("our-1"), _practice("our-2"))
     await service.storage.guild_bank.set_settings(G, BankSettings("own", 50))
-    for user in (1, 2):
-        await service.storage.reports.add(
-            guild_id=G, user_id=user, question_id="our-2@1", language="en",
-            reason="wrong_answer", body=None, now_ms=10 + user,
-        )  # fmt: skip
+    await report_twice(service.storage, G, "our-2@1")
     stats = await items.server_stats(G)  # no summary yet: computed now, reports read
     assert stats.as_of_ms is None
     [first, second] = stats.listed()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,17 +22,10 @@ from bot.services.quiz import QuizService
 from bot.services.review import ReviewService
 from bot.storage.sqlite import Storage
 from tests.factories import make_bank, make_question
+from tests.test_own_picks import Clock, report_twice
 
 G = 5
 ALICE, BOB, CAROL = 101, 102, 103
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 5, 12, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -154,11 +146,7 @@ async def test_own_only_with_every_question_retired_or_withheld_draws_the_bundle
     await _own_only(service, _practice("our-1"), _practice("our-2"))
     assert {q.id for q in await service.own.pool(G)} == {"our-1@1", "our-2@1"}
     await GuildBankService(service).retire(G, "our-1")
-    for user in (1, 2):  # our-2: two open reports, out of the picks
-        await storage.reports.add(
-            guild_id=G, user_id=user, question_id="our-2@1", language="en",
-            reason="wrong_answer", body=None, now_ms=10 + user,
-        )  # fmt: skip
+    await report_twice(storage, G, "our-2@1")  # out of the picks
     service.own.forget(G)
     assert {q.id for q in await service.own.pool(G)} == bundled
     assert {q.id for q in await service.own.pool(G, daily=True, rng=random.Random(1))} == bundled

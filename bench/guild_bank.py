@@ -4,7 +4,10 @@ the checks of an upload of 500.
 Picking: `QuizService.new_post` (the pick and the post's row, on a SQLite file) for a
 server without questions of its own (the baseline, the same run), a server with 2,000
 whose pool is in memory (`bot/services/own_pool.py` keeps it a minute), and the same
-server read afresh each time (the first pick after an upload, or once a minute).
+server read afresh each time (the first pick after an upload, or once a minute; with the
+item statistics' check of the questions kept out of the picks, as the bot runs it). Then
+the admin view's read of the server's statistics (every version of its questions: 250
+of them uploaded again, a second version each).
 
 Upload: `check_upload` of a 500-question YAML file (English only: 500 bilingual questions
 of the bank's length pass 1 MiB) against the bundled bank and the server's 2,000 (what
@@ -34,6 +37,7 @@ from bot.bank.loader import load_bank
 from bot.bank.own_upload import check_upload
 from bot.quiz.own_questions import BankSettings
 from bot.services.guild_bank import GuildBankService
+from bot.services.items import ItemStatsService
 from bot.services.quiz import QuizService
 from bot.storage.sqlite import Storage
 
@@ -47,6 +51,9 @@ async def _run(directory: Path, picks: int, uploads: int) -> dict[str, dict[str,
     service = QuizService(
         bank, storage, lambda: datetime(2026, 12, 7, tzinfo=UTC), random.Random(1)
     )
+    # As the bot builds it: the item statistics' hook keeps withheld questions out of a
+    # server's pool, so reading a pool reads the server's summary too.
+    items = ItemStatsService(service)
     guild_bank = GuildBankService(service)
     figures: dict[str, dict[str, float]] = {}
     try:
@@ -69,9 +76,27 @@ async def _run(directory: Path, picks: int, uploads: int) -> dict[str, dict[str,
         await service.new_post(guild_id=OWN, channel_id=9, language="en")  # read its pool
         figures["pick, no own questions (baseline)"] = summary_ms(await timed(PLAIN, cold=False))
         figures["pick, 2,000 own + bank, pool kept"] = summary_ms(await timed(OWN, cold=False))
+        hook, service.own.withheld = service.own.withheld, None
+        figures["pick, 2,000 own + bank, pool read, no withheld check"] = summary_ms(
+            await timed(OWN, cold=True)
+        )
+        service.own.withheld = hook
         figures["pick, 2,000 own + bank, pool read"] = summary_ms(await timed(OWN, cold=True))
         await storage.guild_bank.set_settings(OWN, BankSettings("own", 50))
         figures["pick, 2,000 own only, pool kept"] = summary_ms(await timed(OWN, cold=False))
+
+        # The admin view's read (`/tpquiz-admin questions`, `bank list`): every stored
+        # version decoded and the summary read, with 2,000 own questions of 2,250 versions.
+        redone = await guild_bank.upload(OWN, files[0].read_bytes(), files[0].name)
+        assert redone.stored is not None, [str(p) for p in redone.check.problems[:3]]
+        assert await items.refresh(OWN, now_ms=1)
+        views = []
+        for _ in range(max(picks // 10, 2)):
+            started = time.perf_counter()
+            stats = await items.server_stats(OWN)
+            views.append(time.perf_counter() - started)
+            assert stats.as_of_ms == 1 and len(stats.in_use) == 2000
+        figures["admin view: statistics of 2,000 own (2,250 versions)"] = summary_ms(views)
 
         upload = _english_only(files[8:], directory / "upload-500.yaml")
         data = upload.read_bytes()
@@ -105,6 +130,9 @@ def _english_only(paths: list[Path], out: Path) -> Path:
     for item in items:
         for key in ("text", "explanation"):
             item[key] = {"en": item[key]["en"]}
+        for key in ("figure", "explanation_figure"):  # a figure's alt text too
+            if isinstance(item.get(key), dict) and "alt" in item[key]:
+                item[key]["alt"] = {"en": item[key]["alt"]["en"]}
         for choice in item["choices"]:
             for key in ("text", "feedback"):
                 if key in choice:

@@ -24,9 +24,8 @@ from discord import app_commands
 from discord.app_commands import locale_str
 
 from bot.i18n import t
-from bot.quiz.itemstats import ItemStats
 from bot.quiz.model import Lang, Question
-from bot.services.items import REFRESH_MINUTES, ServerStats
+from bot.services.items import REFRESH_MINUTES, Listed, ServerStats
 from bot.services.quiz import QuizError
 from bot.ui.command_groups import (
     check_admin_command,
@@ -58,8 +57,9 @@ def _admin(interaction: Interaction) -> int:
     return interaction.guild_id
 
 
-async def _flagged(interaction: Interaction) -> ServerStats:
-    return await interaction.client.items.flagged(_admin(interaction))
+async def _listed(interaction: Interaction) -> tuple[ServerStats, list[Listed]]:
+    stats = await interaction.client.items.server_stats(_admin(interaction))
+    return stats, stats.listed()
 
 
 def as_of(stats: ServerStats, lang: Lang) -> str:
@@ -98,12 +98,11 @@ class PageButton(
 
     async def pressed(self, interaction: Interaction) -> None:
         done = await preamble(
-            interaction, lambda caller: _flagged(interaction), ephemeral=True, update=True
+            interaction, lambda caller: _listed(interaction), ephemeral=True, update=True
         )
         if done is None:
             return
-        found, lang = done.value, done.lang
-        flagged = found.stats
+        (found, flagged), lang = done.value, done.lang
         page = min(self.page, pages_of(len(flagged)) - 1)
         await update(
             interaction,
@@ -114,7 +113,7 @@ class PageButton(
         )
 
 
-def page_view(flagged: list[ItemStats], page: int, lang: Lang) -> discord.ui.View | None:
+def page_view(flagged: list[Listed], page: int, lang: Lang) -> discord.ui.View | None:
     pages = pages_of(len(flagged))
     if pages <= 1:
         return None
@@ -139,11 +138,10 @@ async def questions_command(
     interaction: Interaction, page: app_commands.Range[int, 1, 10_000] = 1
 ) -> None:
     check_admin_command(interaction, "the item statistics")
-    done = await preamble(interaction, lambda caller: _flagged(interaction), ephemeral=True)
+    done = await preamble(interaction, lambda caller: _listed(interaction), ephemeral=True)
     if done is None:
         return
-    found, lang = done.value, done.lang
-    flagged = found.stats
+    (found, flagged), lang = done.value, done.lang
     shown = min(page - 1, pages_of(len(flagged)) - 1)
     await reply(
         interaction,

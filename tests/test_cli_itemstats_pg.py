@@ -4,7 +4,9 @@ The simulated answers of tests/test_cli_itemstats.py (a planted wrong key among 
 questions) are copied from their SQLite file into a real PostgreSQL database
 (`bot.storage.copy.copy_from_sqlite`); the report printed with TPQUIZ_DATABASE_URL
 set must be the one printed from the SQLite file, figure for figure, and the reports
-commands must read and change the PostgreSQL database, not the file.
+commands must read and change the PostgreSQL database, not the file. The same holds for
+a server's own questions (issue 27, tests/test_cli_itemstats_own.py's data): `--guild`
+reports them marked as its own, each version apart, read from PostgreSQL.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from bot.storage.pg.executor import PgExecutor
 from bot.storage.records import Report
 from bot.storage.stores.reports import ReportStore
 from tests.itemsim import simulate, wrong_key_chooser
+from tests.test_cli_itemstats_own import OURS, fill
 
 BIG, SMALL = 9, 8
 
@@ -93,3 +96,39 @@ async def test_questions_report_and_reports_on_postgresql(
     assert (status, err) == (1, "tpquiz reports resolve: there is no report #999999\n")
     with sqlite3.connect(sqlite_db) as conn:  # the file was never written
         assert conn.execute("SELECT COUNT(*) FROM reports").fetchone()[0] == 0
+
+
+async def test_a_servers_own_questions_in_its_report_on_postgresql(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    path = tmp_path / "own.sqlite3"
+    await fill(path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("TPQUIZ_QUESTIONS", "TPQUIZ_DB", "TPQUIZ_DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    pg = await PgDatabase.open(pg_url)
+    try:
+        await copy_from_sqlite(path, pg)
+    finally:
+        await pg.close()
+    path.unlink()  # whatever is read now is PostgreSQL's
+    monkeypatch.setenv("TPQUIZ_DATABASE_URL", pg_url)
+
+    async def run(*argv: str) -> str:
+        status = await asyncio.to_thread(main, list(argv))
+        captured = capsys.readouterr()
+        assert status == 0, captured.err
+        return captured.out
+
+    report = ("questions", "report", "--min-answers", "1", "--guild", str(OURS))
+    by_id = {r["question_id"]: r for r in json.loads(await run(*report, "--json"))}
+    assert set(by_id) == {"our-01@1", "our-01@2", "basics-01"}
+    assert [by_id[q]["own"] for q in ("our-01@1", "our-01@2", "basics-01")] == [True, True, False]
+    assert (by_id["our-01@1"]["answers"], by_id["our-01@1"]["facility"]) == (40, 0.5)
+    assert (by_id["our-01@2"]["answers"], by_id["our-01@2"]["facility"]) == (5, 1.0)
+    table = await run(*report)
+    line = next(x for x in table.splitlines() if "our-01@2" in x)
+    assert line.rstrip().endswith("this server's own")
+    every = json.loads(await run("questions", "report", "--json", "--min-answers", "1"))
+    assert [r["question_id"] for r in every] == ["basics-01"]  # no server's own without --guild

@@ -52,6 +52,9 @@ class NoOwnQuestions:
     async def current(self, guild_id: int, *, retired: bool = False) -> list[Any]:
         return []
 
+    async def versions(self, guild_id: int) -> list[Any]:
+        return []
+
 
 async def test_the_service_runs_on_the_contract_store_alone() -> None:
     fake = FakeItems()

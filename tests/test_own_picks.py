@@ -45,6 +45,15 @@ async def _own(service: QuizService, guild: int, *ids: str) -> None:
     service.own.forget(guild)
 
 
+async def report_twice(storage: Storage, guild: int, question_id: str) -> None:
+    """Two members' open reports on the question: out of the server's picks."""
+    for user in (1, 2):
+        await storage.reports.add(
+            guild_id=guild, user_id=user, question_id=question_id, language="en",
+            reason="wrong_answer", body=None, now_ms=10 + user,
+        )  # fmt: skip
+
+
 async def test_the_settings_decide_the_pool(service: QuizService) -> None:
     bundled = {q.id for q in service.pool}
     assert {q.id for q in await service.own.pool(G)} == bundled  # nothing of its own yet
@@ -123,11 +132,7 @@ async def test_an_own_question_reported_twice_leaves_the_picks(service: QuizServ
     bank = GuildBankService(service)
     await _own(service, G, "our-1", "our-2")
     await service.storage.guild_bank.set_settings(G, BankSettings("own", 50))
-    for user in (1, 2):
-        await service.storage.reports.add(
-            guild_id=G, user_id=user, question_id="our-1@1", language="en",
-            reason="wrong_answer", body=None, now_ms=10 + user,
-        )  # fmt: skip
+    await report_twice(service.storage, G, "our-1@1")
     service.own.forget(G)
     assert {q.id for q in await service.own.pool(G)} == {"our-2@1"}
     assert await bank.withheld(G) == {"our-1@1": "reported"}

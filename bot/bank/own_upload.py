@@ -113,6 +113,11 @@ class OwnQuestionChecker(QuestionChecker):
             self.languages.append(self._current_languages())
 
     def _check_clues(self, question: Question, item: Map) -> None:
+        if len(self.languages_seen) > 1:
+            # Texts in different languages (say a figure's alt in both, the rest in en):
+            # the question is refused for that (`_check_question`), and a clue in a
+            # language some field lacks would name a line that does not exist.
+            return
         languages = self._current_languages()
         for clue in clues(question):
             if clue.lang not in languages:

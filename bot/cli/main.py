@@ -125,6 +125,7 @@ async def _serve(
     """Serve Discord on the opened storage until stopped; close the storage after.
 
     `stop_on` ending (the shard locks' watch failing) closes the bot as SIGTERM does."""
+    from bot.ops.loop_stalls import watch_stalls
     from bot.ops.metrics import Metrics, serve_metrics
     from bot.runtime.compose import build_bot
     from bot.runtime.startup import start
@@ -132,6 +133,7 @@ async def _serve(
     metrics = Metrics()
     try:
         async with (
+            watch_stalls(settings.loop_stall_ms),
             serve_metrics(metrics, settings.metrics_host, settings.metrics_port),
             build_bot(
                 settings,

@@ -245,7 +245,7 @@ def _questions_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         guild = args.guild
 
         async def read(storage: StorageContract) -> list[Question]:
-            return [o.question for o in await storage.guild_bank.current(guild, retired=True)]
+            return [o.question for o in await storage.guild_bank.versions(guild)]
 
         own = _with_storage(settings, read, readonly=True)
         pool = Bank.of([*pool, *own])

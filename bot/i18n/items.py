@@ -96,6 +96,10 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
         "tr": "En çok işaretlenen sorular",
         "en": "Most flagged questions",
     },
+    "questions_title_own": {
+        "tr": "Bu sunucunun soruları, ardından en çok işaretlenenler",
+        "en": "This server's own questions, then the most flagged",
+    },
     "questions_none": {
         "tr": "Henüz işaretlenen soru yok (bir soru en az 30 ilk cevaptan sonra işaretlenir).",
         "en": "No flagged questions yet (a question is flagged after 30 first answers at"
@@ -137,6 +141,28 @@ ITEM_MESSAGES: dict[str, dict[Lang, str]] = {
     "questions_page": {
         "tr": "Sayfa {page}/{pages} · {n} işaretli soru",
         "en": "Page {page}/{pages} · {n} flagged",
+    },
+    "questions_page_own": {
+        "tr": "Sayfa {page}/{pages} · bu sunucunun {own} sorusu · bankanın {n} işaretli sorusu",
+        "en": "Page {page}/{pages} · {own} of this server's own · {n} flagged of the bank",
+    },
+    # -- a server's own questions in the list (issue 27) ---------------------------------
+    "questions_own_mark": {"tr": "bu sunucunun sorusu", "en": "this server's own"},
+    "questions_probation": {
+        "tr": "Deneme sürecinde: {n}/{limit} ilk cevap; {limit} ilk cevaptan önce işaretlenmez.",
+        "en": "On probation: {n}/{limit} first answers; it is not flagged before {limit}.",
+    },
+    "questions_withheld_wrong_key": {
+        "tr": "⚠️ Seçilmiyor: anahtarı büyük olasılıkla yanlış. Düzeltilmiş sürümünü yükle"
+        " (`/tpquiz-yönetim banka yükle`) ya da kaldır.",
+        "en": "⚠️ Out of the picks: likely wrong key. Upload a fixed version"
+        " (`/tpquiz-admin bank upload`) or retire it.",
+    },
+    "questions_withheld_reported": {
+        "tr": "⚠️ Seçilmiyor: iki ya da daha çok açık bildirim. Bildirimleri çöz"
+        " (`/tpquiz-yönetim bildirimler`) ya da düzeltilmiş sürümünü yükle.",
+        "en": "⚠️ Out of the picks: two open reports or more. Resolve them"
+        " (`/tpquiz-admin reports`) or upload a fixed version.",
     },
     "questions_previous": {"tr": "Önceki", "en": "Previous"},
     "questions_next": {"tr": "Sonraki", "en": "Next"},

@@ -38,6 +38,8 @@ HEALTH_MAX_AGE_RANGE = (2 * _HEARTBEAT_INTERVAL, 7 * 86400.0)
 GUILD_RETENTION_RANGE = (0, 3650)
 #: Processes sharing one bot token (TPQUIZ_PROCESS_COUNT); the high end catches typos.
 PROCESS_COUNT_RANGE = (1, 1000)
+#: Milliseconds of an event-loop pause worth logging (TPQUIZ_LOOP_STALL_MS, a diagnostic).
+LOOP_STALL_RANGE = (1.0, 10_000.0)
 
 # A bot token is three base64url parts joined by dots: the user id, a timestamp, an HMAC.
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -291,6 +293,9 @@ class Settings:
     shard_ids: tuple[int, ...] | None = None
     #: Processes sharing the bot token (TPQUIZ_PROCESS_COUNT): the daily pacer's share.
     process_count: int = 1
+    #: Log every event-loop pause longer than this many ms, and what ran (TPQUIZ_LOOP_STALL_MS;
+    #: bot/ops/loop_stalls.py); None, the default, does not watch.
+    loop_stall_ms: float | None = None
 
     def require_token(self) -> str:
         problem = token_problem(self.token)
@@ -352,6 +357,15 @@ class Settings:
         ):
             raise ConfigError("TPQUIZ_METRICS_PORT must be a TCP port (1-65535), e.g. 9464")
         heartbeat = get("TPQUIZ_HEARTBEAT")
+        stall_text = get("TPQUIZ_LOOP_STALL_MS")
+        try:
+            loop_stall_ms = (
+                parse_number(stall_text, "a number of milliseconds", *LOOP_STALL_RANGE)
+                if stall_text
+                else None
+            )
+        except ValueError as exc:
+            raise ConfigError(f"TPQUIZ_LOOP_STALL_MS {exc}") from None
         retention = get("TPQUIZ_GUILD_RETENTION_DAYS")
         try:
             retention_days = int(
@@ -389,6 +403,7 @@ class Settings:
             shard_count=shard_count,
             shard_ids=shard_ids,
             process_count=process_count,
+            loop_stall_ms=loop_stall_ms,
         )
 
 

@@ -1,4 +1,6 @@
 """Embeds of the admin's item statistics (issue #13): the flagged list and one question.
+A server's own questions (issue 27) head the list, marked as its own, with why one is out
+of the picks and whether it is still on probation.
 
 Figures and flag reasons in the admin's language; choice bars as the daily reveal draws
 them (`bot.ui.render.bar`). Report bodies are members' words: escaped (`bot.ui.limits.echo`).
@@ -9,8 +11,9 @@ from __future__ import annotations
 import discord
 
 from bot.i18n import t
-from bot.quiz.itemstats import ItemStats
+from bot.quiz.itemstats import MIN_FLAG_ANSWERS, ItemStats
 from bot.quiz.model import LETTERS, Lang, Question
+from bot.services.items import Listed
 from bot.storage.records import Report
 from bot.ui.limits import echo
 from bot.ui.render import QUESTION_COLOUR, bar, topic_line
@@ -47,22 +50,40 @@ def pages_of(total: int) -> int:
     return max(1, -(-total // PAGE))
 
 
-def questions_embed(flagged: list[ItemStats], page: int, lang: Lang) -> discord.Embed:
-    """One page of the server's flagged questions, most serious first."""
-    embed = discord.Embed(title=t("questions_title", lang), colour=QUESTION_COLOUR)
-    if not flagged:
+def _block(entry: Listed, lang: Lang) -> str:
+    """One question of the list: its id (and whose), figures, then why it is listed:
+    out of the picks, its flags, on probation."""
+    s = entry.stats
+    head = f"**`{s.question_id}`**"
+    if entry.own:
+        head += f" · {t('questions_own_mark', lang)}"
+    lines = [f"{head} · {figures(s, lang)}"]
+    if entry.withheld is not None:
+        lines.append(f"• {t(f'questions_withheld_{entry.withheld}', lang)}")
+    lines += [f"• {reason}" for reason in reasons(s, lang)]
+    if entry.probation:
+        lines.append(f"• {t('questions_probation', lang, n=s.answers, limit=MIN_FLAG_ANSWERS)}")
+    return "\n".join(lines)
+
+
+def questions_embed(listed: list[Listed], page: int, lang: Lang) -> discord.Embed:
+    """One page of the list: the server's own questions with something to say first
+    (issue 27), then the bank's flagged ones, most serious first."""
+    own = sum(entry.own for entry in listed)
+    title = t("questions_title_own" if own else "questions_title", lang)
+    embed = discord.Embed(title=title, colour=QUESTION_COLOUR)
+    if not listed:
         embed.description = t("questions_none", lang)
         return embed
-    shown = flagged[page * PAGE : (page + 1) * PAGE]
-    blocks = []
-    for s in shown:
-        lines = [f"**`{s.question_id}`** · {figures(s, lang)}"]
-        lines += [f"• {reason}" for reason in reasons(s, lang)]
-        blocks.append("\n".join(lines))
-    embed.description = "\n\n".join(blocks)[:4096]
-    embed.set_footer(
-        text=t("questions_page", lang, page=page + 1, pages=pages_of(len(flagged)), n=len(flagged))
-    )
+    shown = listed[page * PAGE : (page + 1) * PAGE]
+    embed.description = "\n\n".join(_block(entry, lang) for entry in shown)[:4096]
+    pages = pages_of(len(listed))
+    if own:
+        footer = t("questions_page_own", lang, page=page + 1, pages=pages, own=own,
+                   n=len(listed) - own)  # fmt: skip
+    else:
+        footer = t("questions_page", lang, page=page + 1, pages=pages, n=len(listed))
+    embed.set_footer(text=footer)
     return embed
 
 

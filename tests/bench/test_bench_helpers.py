@@ -188,3 +188,27 @@ def test_the_embed_floor_is_the_comparison_and_the_text_baseline_a_second_refere
     assert "tpquiz/baseline-embed" in header and "tpquiz/baseline " in header + " "
     assert header.index("tpquiz/baseline-embed") < header.index("tpquiz/baseline |")
     assert any("reply body bytes" in line and "2,100" in line for line in table.splitlines())
+
+
+def test_loop_stalls_reads_the_watchers_lines_and_names_each_pause() -> None:
+    from bench.loop_stalls import culprit, read_stalls, summarise
+
+    log = "\n".join(
+        [
+            "2026-12-07 INFO bot: ready",
+            "2026-12-07 WARNING bot.ops.loop_stalls: event loop paused 12.5 ms (6 samples);"
+            " most seen: base_events.py:1922 _run_once > items.py:88 refresh",
+            "2026-12-07 WARNING bot.ops.loop_stalls: event loop paused 6.0 ms (2 samples);"
+            " most seen: base_events.py:1900 _run_once > selectors.py:468 select",
+            "2026-12-07 WARNING bot.ops.loop_stalls: event loop paused 7.5 ms (0 samples);"
+            " most seen: (no sample)",
+        ]
+    )
+    stalls = read_stalls(log)
+    assert [ms for ms, _ in stalls] == [12.5, 6.0, 7.5]
+    assert culprit(stalls[0][1]) == "items.py:88 refresh"
+    assert "no CPU or no GIL" in culprit(stalls[1][1])
+    assert "GIL was held" in culprit(stalls[2][1])
+    lines = summarise(stalls, 10.0)
+    assert lines[0].startswith("3 pause(s) in 10 s, 26 ms in all")
+    assert "items.py:88 refresh" in lines[1]  # the largest total first

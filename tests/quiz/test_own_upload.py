@@ -182,3 +182,21 @@ def _fields(q, *, line: bool = True) -> dict:
     if line:
         names += ["file", "line"]
     return {name: getattr(q, name) for name in names}
+
+
+def test_a_figure_alt_in_both_languages_on_an_english_question_is_one_problem() -> None:
+    """Texts in en only but a figure's alt in tr and en: one clear problem, no crash (a
+    clue in tr named a field the question lacks: KeyError before)."""
+    mixed = GOOD_EN.replace(
+        '"Within one node, with a tensor-parallel size of 4 at most"',
+        '"Inside one node of our cluster, at most 4 ways"',  # a stem-word clue, in both
+    ) + (
+        "  explanation_figure:\n    name: grid-3d\n    alt:\n"
+        '      tr: "Dört GPU\'lu düğümler"\n      en: "Nodes of four GPUs"\n'
+    )
+    check = check_upload(mixed.encode(), "ours.yaml")
+    assert not check.ok and check.questions == ()
+    assert [str(p) for p in check.problems] == [
+        "ours.yaml:1: our-01: text: every text of a question must be in the same languages"
+        " (some have en only); write them all in tr, all in en, or all in both"
+    ]

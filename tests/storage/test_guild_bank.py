@@ -55,6 +55,11 @@ async def test_an_upload_of_a_known_id_makes_a_new_version_and_keeps_the_old(
     assert old is not None and old.question.source == first.source
     assert [q.question_id for q in await backend.guild_bank.current(G)] == ["our-01", "our-02"]
     assert await backend.guild_bank.count(G) == 2
+    # Every version, for the item statistics that keep each version's figures apart.
+    versions = await backend.guild_bank.versions(G)
+    assert [q.question.id for q in versions] == ["our-01@1", "our-01@2", "our-02@1"]
+    assert versions[0] == old
+    assert await backend.guild_bank.versions(OTHER) == []
 
 
 async def test_a_retired_question_is_not_in_use_and_comes_back_on_upload(

@@ -64,6 +64,9 @@ _GET_VERSION = Query(
     f"SELECT {_COLUMNS} FROM guild_questions"
     " WHERE guild_id = :guild AND question_id = :question AND version = :version"
 )
+_VERSIONS = Query(
+    f"SELECT {_COLUMNS} FROM guild_questions WHERE guild_id = :guild ORDER BY question_id, version"
+)
 _RETIRE = Query(
     "UPDATE guild_questions SET retired_at = :now WHERE guild_id = :guild"
     " AND question_id = :question AND current = 1 AND retired_at IS NULL"
@@ -171,6 +174,11 @@ class GuildBankStore:
                 _GET_VERSION, guild=guild_id, question=question_id, version=version
             )
         return None if row is None else _own(row)
+
+    async def versions(self, guild_id: int) -> list[OwnQuestion]:
+        """Every version the server has stored (current, replaced and retired), by id then
+        version: the item statistics keep each version's figures apart (issue 27)."""
+        return [_own(row) for row in await self.db.fetch(_VERSIONS, guild=guild_id)]
 
     async def retire(self, guild_id: int, question_id: str, *, now_ms: int) -> bool:
         """No longer pick the question (its answers, cards and statistics stay); False

@@ -220,10 +220,6 @@ class ItemStatsService:
         items = self.items(versions)
         return await asyncio.to_thread(bank_stats_member_rows, items, rows, reports or {})
 
-    async def flagged(self, guild_id: int) -> ServerStats:
-        stats = await self.server_stats(guild_id)
-        return ServerStats(stats.flagged, stats.as_of_ms, stats.in_use, stats.withheld)
-
     def ids_matching(self, current: str, limit: int = 25) -> list[str]:
         """Question ids for the autocomplete: those starting with `current` first."""
         needle = current.lower()

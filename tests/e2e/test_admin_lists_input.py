@@ -46,7 +46,7 @@ def _gate(work: Callable[..., Awaitable[Any]], gate: asyncio.Event) -> Callable[
 @pytest.mark.parametrize(
     ("sub", "service", "method", "empty"),
     [("reports", "reports", "open_reports", NO_REPORTS),
-     ("questions", "items", "flagged", NO_FLAGGED)],
+     ("questions", "items", "server_stats", NO_FLAGGED)],
 )  # fmt: skip
 async def test_an_empty_listing_is_answered_at_once_and_after_a_deferral(
     quiz: QuizHarness,

@@ -203,8 +203,15 @@ class SuggestionService:
         if stored.refused_total is not None:
             await self.store.reopen(guild_id, found.id)
             raise QuizError("bank_full", total=stored.refused_total, limit=MAX_SERVER_QUESTIONS)
+        # A forget-me of the author between the decision and the store deleted the
+        # suggestion but found no question to take the name off: take it off now.
+        accepted = await self.store.get(guild_id, found.id)
+        if accepted is None:
+            await self.service.storage.guild_bank.uncredit(guild_id, found.user_id)
         self.service.own.forget(guild_id)
         await self.service.storage.items.mark_stale(guild_id)
+        if accepted is None:
+            raise QuizError("suggestion_unknown")
         return Review(await self.get(guild_id, found.id), check)
 
     async def decline(

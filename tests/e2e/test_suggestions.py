@@ -519,3 +519,33 @@ async def test_the_commands_have_turkish_names(quiz: QuizHarness) -> None:
     assert names == {"channel": "kanal", "reviewer-role": "inceleyici-rol", "off": "kapat"}
     member = {o["name"]: o for o in groups["tpquiz"]["options"]}
     assert member["suggest"]["description_localizations"]["tr"] == "Bu sunucu için bir soru öner"
+
+
+async def test_forget_me_between_the_acceptance_and_the_store_leaves_no_name(
+    quiz: QuizHarness,
+) -> None:
+    """The author's forget-me lands after a moderator's Accept decided the suggestion but
+    before its question was stored: the question stays, credited to "a member"."""
+    await _setup(quiz)
+    alice = quiz.member(ALICE, "alice")
+    async with quiz.bot() as bot:
+        await _submit(quiz, alice, await _modal(quiz, alice), GOOD)
+        [(sid,)] = _rows(quiz, "SELECT id FROM suggestions WHERE user_id = ?", ALICE)
+        put = bot.storage.guild_bank.put
+
+        async def forgotten_first(*args: Any, **kwargs: Any) -> Any:
+            await bot.storage.privacy.forget_member(GUILD_ID, ALICE)
+            return await put(*args, **kwargs)
+
+        bot.storage.guild_bank.put = forgotten_first  # type: ignore[method-assign]
+        try:
+            await bot.suggestions.accept(GUILD_ID, sid, ADMIN)
+        except Exception as exc:  # the suggestion is gone: told as unknown
+            assert getattr(exc, "key", None) == "suggestion_unknown", exc
+        else:
+            raise AssertionError("accepting a forgotten suggestion reported success")
+        finally:
+            bot.storage.guild_bank.put = put  # type: ignore[method-assign]
+    assert _rows(
+        quiz, "SELECT credit_user_id, credit_name FROM guild_questions WHERE guild_id = ?", GUILD_ID
+    ) == [(0, None)]

@@ -195,3 +195,24 @@ def test_the_yaml_question_carries_every_field() -> None:
     item = to_question(DRAFT, "suggestion-1", "tr")
     assert item["text"] == {"tr": DRAFT.text}
     assert [c.get("correct", False) for c in item["choices"]] == [True, False, False]  # type: ignore[attr-defined]
+
+
+async def test_uncredit_takes_the_name_off_only_that_members_questions_in_that_server(
+    backend: Backend,
+) -> None:
+    check = check_draft(DRAFT, "ours-1", "en")
+    assert check.question is not None
+    for guild in (G, OTHER):
+        await backend.guild_bank.put(
+            guild, [check.question], now_ms=5, credits={"ours-1": (ALICE, "Alice")}
+        )
+    other = check_draft(DRAFT, "ours-2", "en").question
+    assert other is not None
+    await backend.guild_bank.put(G, [other], now_ms=6, credits={"ours-2": (BOB, "Bob")})
+    assert await backend.guild_bank.uncredit(G, ALICE) == 1
+    mine = await backend.guild_bank.get(G, "ours-1")
+    assert mine is not None and mine.credited and mine.credit_name is None
+    bobs = await backend.guild_bank.get(G, "ours-2")
+    assert bobs is not None and bobs.credit_name == "Bob"
+    elsewhere = await backend.guild_bank.get(OTHER, "ours-1")
+    assert elsewhere is not None and elsewhere.credit_name == "Alice"

@@ -67,6 +67,10 @@ _GET_VERSION = Query(
 _VERSIONS = Query(
     f"SELECT {_COLUMNS} FROM guild_questions WHERE guild_id = :guild ORDER BY question_id, version"
 )
+_UNCREDIT = Query(
+    "UPDATE guild_questions SET credit_user_id = 0, credit_name = NULL"
+    " WHERE guild_id = :guild AND credit_user_id = :user"
+)
 _RETIRE = Query(
     "UPDATE guild_questions SET retired_at = :now WHERE guild_id = :guild"
     " AND question_id = :question AND current = 1 AND retired_at IS NULL"
@@ -185,6 +189,11 @@ class GuildBankStore:
         when the server has no such question in use."""
         changed = await self.db.execute(_RETIRE, guild=guild_id, question=question_id, now=now_ms)
         return changed > 0
+
+    async def uncredit(self, guild_id: int, user_id: int) -> int:
+        """Take the member's name off the server's questions credited to them (they stay,
+        credited to "a member"), as forget-me does; how many versions changed."""
+        return await self.db.execute(_UNCREDIT, guild=guild_id, user=user_id)
 
     async def count(self, guild_id: int) -> int:
         """The server's questions in use (current, not retired)."""

@@ -39,7 +39,7 @@ from typing import TypeAlias
 
 import asyncpg
 
-from bot.quiz.click import reply_of
+from bot.quiz.click import ClickDecision, reply_of
 from bot.quiz.scoring import AnswerResult, MemberScore
 from bot.storage.click_read import (
     BEFORE_POST,
@@ -141,7 +141,7 @@ async def record_batch(db: PgDatabase, clicks: list[Click]) -> list[Outcome]:
         befores = await _read(conn, clicks)
         recorded: list[tuple[int, tuple[object, ...]]] = []
         ranked: list[tuple[int, MemberScore]] = []
-        decisions = []
+        decisions: list[ClickDecision | None] = []
         for i, (click, (buckets, row)) in enumerate(zip(clicks, befores, strict=True)):
             try:
                 before = before_of(click, row)
@@ -173,11 +173,11 @@ async def record_batch(db: PgDatabase, clicks: list[Click]) -> list[Outcome]:
             for n, rank in rows:
                 ranks[ranked[n - 1][0]] = int(rank)
     for i, rank in ranks.items():
-        decision = decisions[i]
-        assert decision is not None
+        decided = decisions[i]
+        assert decided is not None
         click = clicks[i]
         outcomes[i] = reply_of(
-            decision, question_id=click.question.id, choice_index=click.choice_index, rank=rank
+            decided, question_id=click.question.id, choice_index=click.choice_index, rank=rank
         )
     return outcomes
 

@@ -4,13 +4,22 @@ load on the machine)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import asyncpg
 
+from bench.common import proc_cpu_seconds
 from tests.pg_server import PgServer, find_bin_dir
 
-__all__ = ["PgServer", "pg_answers", "pg_database", "pg_pids", "start_pg_server"]
+__all__ = [
+    "PgServer",
+    "pg_answers",
+    "pg_cpu_seconds",
+    "pg_database",
+    "pg_pids",
+    "start_pg_server",
+]
 
 #: Over the test server's settings: a bot's server vacuums (every click updates its post's
 #: row and the score counts; without autovacuum the dead rows pile up over a run) and has
@@ -40,6 +49,22 @@ def pg_pids(server: PgServer) -> list[int]:
         if int(fields[1]) == postmaster:  # the field after the state is the parent's pid
             found.append(int(stat.parent.name))
     return found
+
+
+def pg_cpu_seconds(server: PgServer) -> float:
+    """CPU seconds the server has used so far: its running processes' own, plus what the
+    postmaster's children that have already exited used (its cutime and cstime: an
+    autovacuum worker lives a few seconds, and between two readings it would otherwise
+    count as other load on the machine, not as the bot's database)."""
+    pids = pg_pids(server)
+    if not pids:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pids[0]}/stat").read_text().rsplit(")", 1)[1].split()
+        reaped = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        reaped = 0.0
+    return reaped + sum(proc_cpu_seconds(pid) for pid in pids)
 
 
 def start_pg_server() -> PgServer:

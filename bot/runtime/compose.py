@@ -41,7 +41,7 @@ from bot.storage.contract import StorageContract
 from bot.ui.figures import FigureCache
 from bot.ui.live_announcer import DiscordAnnouncer
 from bot.ui.post_updates import CoalescedEdits
-from bot.ui.poster import DailyPoster, paced, process_rate
+from bot.ui.poster import DailyPoster, process_rate
 from bot.ui.tree import CommandTree
 from bot.ui.types import QuizBot
 
@@ -105,10 +105,7 @@ def build_bot(
     bot.poster = DailyPoster(
         bot, metrics, daily, rate=process_rate(settings.process_count), figures=bot.figures
     )
-    # Count edits share the daily posts' pacer: both count against Discord's global limit.
-    bot.count_edits = CoalescedEdits(
-        paced(bot.poster.pacer, bot.edit_count), settings.count_edit_interval
-    )
+    bot.count_edits = CoalescedEdits(bot.edit_count, settings.count_edit_interval)
     # Quiz night: group-weakest reads the item statistics; only the process that owns a
     # server's shard runs its sessions' timers (bot/infra/shards.py).
     items = bot.items

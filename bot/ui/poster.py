@@ -3,8 +3,8 @@
 `DailyPoster` is one of the bot's resources (built with the services in `bot.runtime.compose`),
 not a cog's: the daily tick (cogs/daily.py), `/tpquiz-admin daily now` (cogs/admin.py)
 and the review reminders (cogs/reminders.py, through its `pacer`) share one semaphore
-and one pacer, and so do the "N answered" count edits (`paced`) and quiz night's channel
-edits (bot/ui/live_announcer.py), so a minute with many servers due, an admin's `daily
+and one pacer, and so do the "N answered" count edits (`TPQuizBot.edit_count`) and quiz
+night's channel edits (bot/ui/live_announcer.py), so a minute with many servers due, an admin's `daily
 now`, many reminders and busy posts together stay under Discord's 50 requests per second.
 
 What the pacer leaves room for (issue 30): Discord's global limit counts every request
@@ -61,11 +61,14 @@ def process_rate(process_count: int) -> float:
 
 
 class Pacer:
-    """Spaces request starts evenly, at most `rate` per second, without a burst.
+    """Spaces request starts at least `1 / rate` seconds apart, without a burst.
 
-    Each caller reserves the next free slot and sleeps until it; with `rate` 49 no
-    one-second window ever holds more than 50 starts. `clock` and `sleep` are the
-    monotonic clock and its sleep (tests pass their own).
+    Each caller reserves the next free slot and sleeps until it, and then also until
+    one interval after the last start: a caller woken late (the event loop was busy)
+    delays the ones after it instead of starting together with them, so a stall can
+    never squeeze more than one second's share into a second. With `rate` 49 no
+    one-second window holds more than 50 starts. `clock` and `sleep` are the monotonic
+    clock and its sleep (tests pass their own).
     """
 
     def __init__(
@@ -77,27 +80,21 @@ class Pacer:
     ) -> None:
         self.interval = 1.0 / rate
         self._next = 0.0
+        self._last = -self.interval
         self._clock = clock
         self._sleep = sleep
 
     async def wait(self) -> None:
-        now = self._clock()
-        slot = max(now, self._next)
+        slot = max(self._clock(), self._next)
         self._next = slot + self.interval
-        if slot > now:
-            await self._sleep(slot - now)
-
-
-def paced(pacer: Pacer, send: Callable[[int], Awaitable[None]]) -> Callable[[int], Awaitable[None]]:
-    """`send(post_id)` after a slot of `pacer`: the count edits (bot.ui.post_updates)
-    draw from the same budget as the daily posts, so a fan-out running at the pacer's
-    rate and busy posts' edits together stay under Discord's global limit."""
-
-    async def send_paced(post_id: int) -> None:
-        await pacer.wait()
-        await send(post_id)
-
-    return send_paced
+        while True:
+            now = self._clock()
+            start = max(slot, self._last + self.interval)
+            if start <= now:
+                break
+            await self._sleep(start - now)
+        self._last = now
+        self._next = max(self._next, now + self.interval)
 
 
 @dataclass(frozen=True, slots=True)

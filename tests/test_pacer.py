@@ -45,13 +45,13 @@ async def test_the_pacer_stays_under_discords_global_limit_and_uses_its_budget()
     for _ in range(500):
         await pacer.wait()
         starts.append(clock.now)
-    assert _most_in_one_second(starts) <= DISCORD_GLOBAL_PER_SECOND
-    assert starts[-1] - starts[0] == pytest.approx(499 / SENDS_PER_SECOND)
+    assert _most_in_one_second(starts) <= int(SENDS_PER_SECOND) < DISCORD_GLOBAL_PER_SECOND
+    assert starts[-1] - starts[0] == pytest.approx(499 / SENDS_PER_SECOND, rel=1e-3)
 
 
-async def test_callers_woken_late_do_not_start_together() -> None:
+async def test_callers_woken_late_never_exceed_one_seconds_budget() -> None:
     """Eight senders at once (the poster's semaphore), the loop oversleeping every third
-    sleep by 70 ms: the starts stay an interval apart, none bunched after a stall."""
+    sleep by 70 ms: the late ones catch up, but no second ever holds more than the rate."""
     clock = FakeClock(stall_every=3, stall=0.07)
     pacer = Pacer(SENDS_PER_SECOND, clock=clock, sleep=clock.sleep)
     starts: list[float] = []
@@ -62,10 +62,8 @@ async def test_callers_woken_late_do_not_start_together() -> None:
             starts.append(clock.now)
 
     await asyncio.gather(*(sender(40) for _ in range(8)))
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     assert len(starts) == 320
-    assert min(gaps) >= pacer.interval - 1e-9
-    assert _most_in_one_second(starts) <= DISCORD_GLOBAL_PER_SECOND
+    assert _most_in_one_second(starts) <= int(SENDS_PER_SECOND) < DISCORD_GLOBAL_PER_SECOND
 
 
 async def test_a_lone_request_is_not_delayed() -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -61,14 +62,16 @@ def process_rate(process_count: int) -> float:
 
 
 class Pacer:
-    """Spaces request starts at least `1 / rate` seconds apart, without a burst.
+    """Starts requests at most `rate` a second, evenly spaced, and never more than `rate`
+    (rounded down) in any one second.
 
-    Each caller reserves the next free slot and sleeps until it, and then also until
-    one interval after the last start: a caller woken late (the event loop was busy)
-    delays the ones after it instead of starting together with them, so a stall can
-    never squeeze more than one second's share into a second. With `rate` 49 no
-    one-second window holds more than 50 starts. `clock` and `sleep` are the monotonic
-    clock and its sleep (tests pass their own).
+    Each caller reserves the next slot of an even spacing and sleeps until it; a caller
+    woken late (the event loop was busy) makes up for it, but never beyond the budget of
+    the second behind it: it also waits until the `rate`-th start before it is a second
+    old. So a stall cannot squeeze more than one second's share into a second, and with
+    `rate` 49 every one-second window holds at most 49 starts: one under Discord's 50, the
+    room for a request arriving a little early or not paced at all. `clock` and `sleep`
+    are the monotonic clock and its sleep (tests pass their own).
     """
 
     def __init__(
@@ -80,7 +83,8 @@ class Pacer:
     ) -> None:
         self.interval = 1.0 / rate
         self._next = 0.0
-        self._last = -self.interval
+        #: The latest starts, as many as one second's budget.
+        self._starts: deque[float] = deque(maxlen=max(1, int(rate)))
         self._clock = clock
         self._sleep = sleep
 
@@ -89,12 +93,13 @@ class Pacer:
         self._next = slot + self.interval
         while True:
             now = self._clock()
-            start = max(slot, self._last + self.interval)
+            start = slot
+            if len(self._starts) == self._starts.maxlen:
+                start = max(start, self._starts[0] + 1.0)
             if start <= now:
                 break
             await self._sleep(start - now)
-        self._last = now
-        self._next = max(self._next, now + self.interval)
+        self._starts.append(now)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
@@ -256,22 +257,15 @@ async def test_a_click_given_up_while_queued_is_not_written(
 ) -> None:
     """Its interaction expired while it waited (`within_deadline` cancels its caller)."""
     post = await _post(storage)
-    holder = await asyncpg.connect(pg_url)
-    try:
-        async with holder.transaction():
-            await holder.execute("SELECT id FROM posts WHERE id = $1 FOR UPDATE", post)
-            first = asyncio.create_task(_click(storage, post, 1))
-            await _first_click_waits_for_the_row(storage)
-            given_up = asyncio.create_task(_click(storage, post, 2))
-            kept = asyncio.create_task(_click(storage, post, 3))
-            await _until(lambda: storage.answers.clicks.queued() == 2)
-            given_up.cancel()
-        assert await first is not None
-        assert await kept is not None
-        with pytest.raises(asyncio.CancelledError):
-            await given_up
-    finally:
-        await holder.close()
+    async with _first_click_held(storage, pg_url, post) as first:
+        given_up = asyncio.create_task(_click(storage, post, 2))
+        kept = asyncio.create_task(_click(storage, post, 3))
+        await _until(lambda: storage.answers.clicks.queued() == 2)
+        given_up.cancel()
+    assert await first is not None
+    assert await kept is not None
+    with pytest.raises(asyncio.CancelledError):
+        await given_up
     assert await _rows(storage.db, "SELECT user_id FROM answers ORDER BY 1") == [(1,), (3,)]
 
 
@@ -282,6 +276,23 @@ async def _until(ready: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0)
     raise AssertionError("never ready")
+
+
+@asynccontextmanager
+async def _first_click_held(
+    storage: PgStorage, pg_url: str, post: int
+) -> AsyncIterator[asyncio.Task[AnswerResult | None]]:
+    """Member 1's click on `post`, its batch being written and held on the post's row
+    (another session locks it) until the block ends; yields the click's task."""
+    holder = await asyncpg.connect(pg_url)
+    try:
+        async with holder.transaction():
+            await holder.execute("SELECT id FROM posts WHERE id = $1 FOR UPDATE", post)
+            first = asyncio.create_task(_click(storage, post, 1))
+            await _first_click_waits_for_the_row(storage)
+            yield first
+    finally:
+        await holder.close()
 
 
 async def _first_click_waits_for_the_row(storage: PgStorage) -> None:
@@ -302,20 +313,13 @@ async def test_close_fails_the_queued_clicks_and_takes_no_more(
     storage: PgStorage, pg_url: str
 ) -> None:
     post = await _post(storage)
-    holder = await asyncpg.connect(pg_url)
-    try:
-        async with holder.transaction():
-            await holder.execute("SELECT id FROM posts WHERE id = $1 FOR UPDATE", post)
-            first = asyncio.create_task(_click(storage, post, 1))
-            await _first_click_waits_for_the_row(storage)
-            queued = asyncio.create_task(_click(storage, post, 2))
-            await _until(lambda: storage.answers.clicks.queued() == 1)
-            assert storage.answers.give_up_queued() == 1
-        assert await first is not None  # the batch being written commits
-        with pytest.raises(WriteFailed):
-            await queued
-        with pytest.raises(WriteFailed):
-            await _click(storage, post, 3)
-    finally:
-        await holder.close()
+    async with _first_click_held(storage, pg_url, post) as first:
+        queued = asyncio.create_task(_click(storage, post, 2))
+        await _until(lambda: storage.answers.clicks.queued() == 1)
+        assert storage.answers.give_up_queued() == 1
+    assert await first is not None  # the batch being written commits
+    with pytest.raises(WriteFailed):
+        await queued
+    with pytest.raises(WriteFailed):
+        await _click(storage, post, 3)
     assert await _rows(storage.db, "SELECT user_id FROM answers") == [(1,)]

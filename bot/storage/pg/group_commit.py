@@ -27,80 +27,34 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 
 import asyncpg
 
 from bot.quiz.scoring import AnswerResult
+from bot.storage.click_queue import SHUTTING_DOWN, ClickQueue
 from bot.storage.click_read import Click
 from bot.storage.errors import WriteFailed
 from bot.storage.pg.click_batch import Outcome, record_batch
 from bot.storage.pg.clicks import member_lock_key, record_click
 from bot.storage.pg.db import PgDatabase
 
-__all__ = ["MAX_BATCH", "PgGroupCommit"]
+__all__ = ["MAX_BATCH", "SHUTTING_DOWN", "PgGroupCommit"]
 
 log = logging.getLogger(__name__)
 
 #: As SQLite's: a big server's burst shares the trips, a batch stays a few milliseconds.
 MAX_BATCH = 64
-#: What a click not written because the bot is stopping says (log, `WriteFailed.reason`).
-SHUTTING_DOWN = "the bot is shutting down"
 
 _Item = tuple[Click, "asyncio.Future[AnswerResult | None]"]
 
 
-class PgGroupCommit:
-    """Records submitted clicks, batched into shared transactions by one writer task."""
+class PgGroupCommit(ClickQueue[Click, "AnswerResult | None"]):
+    """Records submitted clicks, batched into shared transactions by one writer task
+    (the queue, `submit` and `close`: bot/storage/click_queue.py)."""
 
     def __init__(self, db: PgDatabase, *, max_batch: int = MAX_BATCH) -> None:
-        if max_batch < 1:
-            raise ValueError("max_batch must be at least 1")
+        super().__init__(max_batch=max_batch)
         self.db = db
-        self.max_batch = max_batch
-        self._queue: list[_Item] = []
-        self._writer: asyncio.Task[None] | None = None
-        #: Called with each committed batch's size (metrics, benches, tests).
-        self.on_batch: Callable[[int], None] | None = None
-        self._closing = False
-
-    def queued(self) -> int:
-        """Clicks waiting for a batch (not counting the batch being written)."""
-        return len(self._queue)
-
-    def close(self) -> int:
-        """Take no more clicks and fail those still queued with `WriteFailed`; how many."""
-        self._closing = True
-        given_up, self._queue = self._queue, []
-        for _, future in given_up:
-            if not future.done():
-                future.set_exception(WriteFailed(SHUTTING_DOWN))
-        if given_up:
-            log.warning(
-                "shutdown: %d click(s) not saved: the database took no write in time;"
-                " their members are told to click again",
-                len(given_up),
-            )
-        return len(given_up)
-
-    async def submit(self, click: Click) -> AnswerResult | None:
-        """Record `click` in the next batch; its result once that batch has committed."""
-        if self._closing:
-            raise WriteFailed(SHUTTING_DOWN)
-        future: asyncio.Future[AnswerResult | None] = asyncio.get_running_loop().create_future()
-        self._queue.append((click, future))
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._drain(), name="tpquiz-pg-group-commit")
-        return await future
-
-    async def _drain(self) -> None:
-        try:
-            while self._queue:
-                batch = self._take()
-                if batch:
-                    await self._run(batch)
-        finally:
-            self._writer = None
 
     def _take(self) -> list[_Item]:
         """Up to `max_batch` queued clicks of distinct members, oldest first; a member's

@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.answer_bots import BotSpec, bot_specs, no_uvloop_dir
-from bench.answer_pg import PgServer, pg_answers, pg_database, pg_pids, start_pg_server
+from bench.answer_pg import PgServer, pg_answers, pg_cpu_seconds, pg_database, start_pg_server
 from bench.answer_report import (
     THROUGHPUT_CONCURRENCY,
     median_runs,
@@ -100,7 +100,7 @@ async def measure(
     pids = [lb.pid, bot.pid] + ([spy.pid] if spy is not None else [])
 
     def server_cpu() -> float:
-        return sum(proc_cpu_seconds(p) for p in pg_pids(db_server)) if db_server else 0.0
+        return pg_cpu_seconds(db_server) if db_server else 0.0
 
     others = OtherLoad(lambda: cpu_of(pids) + server_cpu()).start()
     cpu, threads = proc_cpu_seconds(bot.pid), thread_cpu_seconds(bot.pid)

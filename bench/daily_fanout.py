@@ -14,6 +14,14 @@ to its return (every post sent and, on day 2, every reveal edited).
 
     .venv/bin/python -m bench.daily_fanout            # 1,000 servers (about 90 s)
     .venv/bin/python -m bench.daily_fanout --quick    # 100 servers
+    .venv/bin/python -m bench.daily_fanout --clicks-per-s 100   # with members clicking
+
+With `--clicks-per-s R` members click on `--click-posts` question posts at R clicks a
+second all through each day's run (the loopback's open-loop click load): their replies
+are interaction responses, which Discord does not count against the global limit, but
+each busy post's "N answered" edit is a channel request that is, and shares the pacer
+with the daily posts (bot/ui/poster.py). The table then says how many of the requests
+let through were those edits, and whether any drew a 429.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from bot.infra.config import Settings
 from bot.runtime.bot import TPQuizBot
 from bot.runtime.compose import build_bot
 from bot.storage.sqlite import Storage
+from bot.ui.poster import SENDS_PER_SECOND
 
 #: Day 1 of the bench: a Monday; schedules were set the week before.
 DAY_1 = datetime(2030, 1, 7, 9, 0, 5, tzinfo=UTC)
@@ -62,15 +71,32 @@ async def schedule_all(storage: Storage, guilds: list[tuple[int, int]]) -> None:
 
 
 async def run_day(
-    lb: LoopbackProcess, cog: Any, clock: FixedClock, now: datetime
+    lb: LoopbackProcess,
+    cog: Any,
+    clock: FixedClock,
+    now: datetime,
+    clicks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     await lb.call("global_limit", rps=DISCORD_GLOBAL_RPS)  # also resets the counters
     clock.now = now
+    load = asyncio.create_task(lb.call("load", mode="open", **clicks)) if clicks else None
     started = time.perf_counter()
     run = await cog.run_due(now)
     seconds = time.perf_counter() - started
+    clicked = await load if load is not None else None
     seen = await lb.call("channel_posts")
+    extra: dict[str, Any] = {}
+    if clicked is not None:
+        edits = seen["allowed"] - seen["posts"] - len(run.closed)
+        edits -= sum(len(d.closed) for d in run.delivered)
+        extra = {
+            "clicks_answered": clicked["answered"],
+            "clicks_lost": clicked["lost"],
+            "click_p99_ms": clicked["latency_ms"]["p99"],
+            "count_edits": edits,
+        }
     return {
+        **extra,
         "due": len(run.due),
         "delivered": len(run.delivered),
         "failed": len(run.failed),
@@ -116,9 +142,19 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             connect = asyncio.create_task(bot.connect(reconnect=False))
             async with asyncio.timeout(120):
                 await bot.wait_until_ready()
-            day1 = await run_day(lb, cog, clock, DAY_1)
+            clicks = None
+            if args.clicks_per_s:
+                guild, channel = guilds[0]
+                made = await lb.call("post", count=args.click_posts, guild=guild, channel=channel)
+                clicks = {
+                    "message_ids": made["message_ids"],
+                    "rate": args.clicks_per_s,
+                    # About as long as a day's run at the pacer's rate.
+                    "duration": args.guilds / SENDS_PER_SECOND,
+                }
+            day1 = await run_day(lb, cog, clock, DAY_1, clicks)
             print(f"  day 1: {day1}", flush=True)
-            day2 = await run_day(lb, cog, clock, DAY_1 + timedelta(days=1))
+            day2 = await run_day(lb, cog, clock, DAY_1 + timedelta(days=1), clicks)
             print(f"  day 2: {day2}", flush=True)
         finally:
             if bot is not None:
@@ -136,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--guilds", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--clicks-per-s", type=float, default=0.0, help="members clicking meanwhile (0: none)"
+    )
+    parser.add_argument("--click-posts", type=int, default=20, help="posts they click on")
     args = parser.parse_args(argv)
     if args.quick:
         args.guilds = 100
@@ -145,22 +185,26 @@ def main(argv: list[str] | None = None) -> int:
         ("day 1: posts", figures["day1"], args.guilds),
         ("day 2: posts + reveal edits", figures["day2"], 2 * args.guilds),
     ):
+        # The count edits made meanwhile share the global limit: the floor counts them.
+        requests += day.get("count_edits", 0)
         floor = requests / DISCORD_GLOBAL_RPS
         day["floor_s"] = floor
         day["ratio"] = floor / day["seconds"]
-        rows.append(
-            [
-                label,
-                requests,
-                day["delivered"],
-                day["failed"],
-                day["closed"],
-                day["seconds"],
-                floor,
-                day["ratio"],
-                day["global_429s"],
-            ]
-        )
+        row = [
+            label,
+            requests,
+            day["delivered"],
+            day["failed"],
+            day["closed"],
+            day["seconds"],
+            floor,
+            day["ratio"],
+            day["global_429s"],
+        ]
+        if args.clicks_per_s:
+            row += [day["count_edits"], day["clicks_answered"], day["clicks_lost"]]
+            row += [day["click_p99_ms"]]
+        rows.append(row)
     print()
     print(f"Daily fan-out to {args.guilds:,} servers due at once, on {machine_line()}")
     print(
@@ -175,7 +219,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"floor s (at {DISCORD_GLOBAL_RPS}/s)",
                 "floor/measured",
                 "global 429s",
-            ],
+            ]
+            + (
+                ["of which count edits", "clicks answered", "clicks lost", "click p99 ms"]
+                if args.clicks_per_s
+                else []
+            ),
             rows,
         )
     )

@@ -59,6 +59,8 @@ class _GlobalLimit:
     window_start: float = 0.0
     used: int = 0
     rejected: int = 0
+    #: Every request let through since the limit was set (posts, edits, anything).
+    allowed: int = 0
     passed: list[float] = field(default_factory=list)
 
 
@@ -94,6 +96,7 @@ class BenchLoopback(FastLoopback):
             limit.window_start, limit.used = now, 0
         if limit.used < limit.rps:
             limit.used += 1
+            limit.allowed += 1
             return None
         limit.rejected += 1
         retry_after = max(0.001, 1.0 - (now - limit.window_start))
@@ -244,6 +247,7 @@ class Controller:
             "first": min(passed, default=0.0),
             "last": max(passed, default=0.0),
             "rejected_429": self.lb.limit.rejected,
+            "allowed": self.lb.limit.allowed,
             "now": time.perf_counter(),
         }
 

@@ -172,6 +172,9 @@ class TPQuizBot(commands.Bot):
             return
         embed = render.post_embed(post, question)
         message = self.get_partial_messageable(post.channel_id).get_partial_message(post.message_id)
+        # A channel edit counts against Discord's global limit, as the daily posts do:
+        # it takes a slot of their pacer, right before it is sent (issue 30).
+        await self.poster.pacer.wait()
         await message.edit(embed=embed)
 
     async def command_payload(self, guild: discord.abc.Snowflake | None) -> list[dict[str, object]]:

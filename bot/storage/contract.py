@@ -640,9 +640,8 @@ class StorageContract(Protocol):
         on_click_batch: Callable[[int], None] | None = None,
     ) -> None:
         """Call `on_commit(seconds)` after each committed write transaction and
-        `on_click_batch(clicks)` after each batch of clicks written together (SQLite's
-        group commit; PostgreSQL writes each click in its own transaction and never
-        calls it). None stops the call."""
+        `on_click_batch(clicks)` after each batch of clicks written together (the group
+        commit of either backend; 1 = a lone click). None stops the call."""
         ...
 
     async def close(self) -> None: ...

@@ -3,8 +3,17 @@
 `DailyPoster` is one of the bot's resources (built with the services in `bot.runtime.compose`),
 not a cog's: the daily tick (cogs/daily.py), `/tpquiz-admin daily now` (cogs/admin.py)
 and the review reminders (cogs/reminders.py, through its `pacer`) share one semaphore
-and one pacer, so a minute with many servers due, an admin's `daily now` and many
-reminders together stay under Discord's 50 requests per second.
+and one pacer, and so do the "N answered" count edits (`TPQuizBot.edit_count`) and quiz
+night's channel edits (bot/ui/live_announcer.py), so a minute with many servers due, an admin's `daily
+now`, many reminders and busy posts together stay under Discord's 50 requests per second.
+
+What the pacer leaves room for (issue 30): Discord's global limit counts every request
+made with the bot's token except interaction responses and their follow-ups (they go to
+the interaction's own webhook), so the replies to clicks need no room in it. Every
+request the bot makes in bulk goes through the pacer, which therefore runs close to the
+limit: one request a second under it (`SENDS_PER_SECOND`), the room for the few requests
+that are not paced (a command sync at start-up, an admin command's channel request) and
+for requests reaching Discord a little closer together than they were started.
 
 The order of operations that makes a post safe is in cogs/daily.py's docstring: the
 (server, day) slot is claimed before anything is sent, a failed send is recorded and
@@ -16,6 +25,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -36,9 +47,12 @@ log = logging.getLogger(__name__)
 TICK_SECONDS = 30
 #: Daily sends in flight at once (posts and reveal edits).
 MAX_CONCURRENT_SENDS = 8
-#: Daily requests started per second: under Discord's global 50/s, leaving room for the
-#: interaction replies and count edits that share the bucket.
-SENDS_PER_SECOND = 40.0
+#: Discord's global limit: requests per second per bot token (interaction responses aside).
+DISCORD_GLOBAL_PER_SECOND = 50
+#: Paced requests started per second, by all the senders sharing the pacer: one under
+#: Discord's limit (see the module docstring; it was 40 while the pacer left room for
+#: the interaction replies, which Discord does not count, and did not pace count edits).
+SENDS_PER_SECOND = float(DISCORD_GLOBAL_PER_SECOND - 1)
 
 
 def process_rate(process_count: int) -> float:
@@ -48,22 +62,44 @@ def process_rate(process_count: int) -> float:
 
 
 class Pacer:
-    """Spaces request starts evenly, at most `rate` per second, without a burst.
+    """Starts requests at most `rate` a second, evenly spaced, and never more than `rate`
+    (rounded down) in any one second.
 
-    Each caller reserves the next free slot and sleeps until it; with `rate` 40 no
-    one-second window ever holds more than 41 starts.
+    Each caller reserves the next slot of an even spacing and sleeps until it; a caller
+    woken late (the event loop was busy) makes up for it, but never beyond the budget of
+    the second behind it: it also waits until the `rate`-th start before it is a second
+    old. So a stall cannot squeeze more than one second's share into a second, and with
+    `rate` 49 every one-second window holds at most 49 starts: one under Discord's 50, the
+    room for a request arriving a little early or not paced at all. `clock` and `sleep`
+    are the monotonic clock and its sleep (tests pass their own).
     """
 
-    def __init__(self, rate: float) -> None:
+    def __init__(
+        self,
+        rate: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.interval = 1.0 / rate
         self._next = 0.0
+        #: The latest starts, as many as one second's budget.
+        self._starts: deque[float] = deque(maxlen=max(1, int(rate)))
+        self._clock = clock
+        self._sleep = sleep
 
     async def wait(self) -> None:
-        now = time.monotonic()
-        slot = max(now, self._next)
+        slot = max(self._clock(), self._next)
         self._next = slot + self.interval
-        if slot > now:
-            await asyncio.sleep(slot - now)
+        while True:
+            now = self._clock()
+            start = slot
+            if len(self._starts) == self._starts.maxlen:
+                start = max(start, self._starts[0] + 1.0)
+            if start <= now:
+                break
+            await self._sleep(start - now)
+        self._starts.append(now)
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,14 @@ async def test_question_post_right_wrong_and_repeated_clicks(quiz: QuizHarness) 
     async with quiz.bot() as bot:
         message_id, message = await post_question(quiz, alice)
         qid, ids, right = answer_buttons(quiz, message)
+        paced_waits = []
+        real_wait = bot.poster.pacer.wait
+
+        async def counted_wait() -> None:
+            paced_waits.append(1)
+            await real_wait()
+
+        bot.poster.pacer.wait = counted_wait  # type: ignore[method-assign]
         question = quiz.bank[qid]
         embed = message["embeds"][0]
         assert "flags" not in message or not message["flags"] & EPHEMERAL  # public post
@@ -159,6 +167,8 @@ async def test_question_post_right_wrong_and_repeated_clicks(quiz: QuizHarness) 
         )
         assert int(edit.params["message_id"]) == message_id
         assert int(edit.params["channel_id"]) == CHANNEL_ID
+        # ... through the daily posts' pacer: both count against Discord's global limit.
+        assert paced_waits
 
 
 async def test_twenty_concurrent_clicks_by_one_member_record_one_answer(quiz: QuizHarness) -> None:

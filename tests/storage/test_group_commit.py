@@ -4,8 +4,8 @@ each still all-or-nothing, each told only after its batch committed.
 What a click must guarantee whatever the backend (one answer from twenty concurrent
 clicks by one member, exact totals, nothing scored once the post closed and the reveal's
 counts equal to the database) runs on SQLite and PostgreSQL (the `backend` fixture);
-PostgreSQL has no group commit (bot/storage/pg/clicks.py says why), and the batches,
-savepoints and sqlite3 faults stay SQLite-only."""
+PostgreSQL's own group commit (bot/storage/pg/group_commit.py) has its tests in
+test_pg_group_commit.py; the savepoints and sqlite3 faults here are SQLite-only."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 `PgAnswerStore.record` takes the same arguments and gives the same results as the SQLite
 store: the outcome, the first answer's outcome with `duplicate=True`, None when the post
 had closed (or the run finished), `PostGone` when it is gone, `WriteFailed` when nothing
-could be saved. The click itself, its locks and why there is no group commit here:
-bot/storage/pg/clicks.py.
+could be saved. The clicks in flight together share a transaction
+(bot/storage/pg/group_commit.py, bot/storage/pg/click_batch.py); a lone click, its locks
+and its retry: bot/storage/pg/clicks.py.
 """
 
 from __future__ import annotations
@@ -12,17 +13,18 @@ from __future__ import annotations
 from bot.quiz.model import Question
 from bot.quiz.scoring import AnswerResult
 from bot.storage.click_read import Click
-from bot.storage.pg.clicks import record_click
 from bot.storage.pg.db import PgDatabase
+from bot.storage.pg.group_commit import PgGroupCommit
 
 
 class PgAnswerStore:
     def __init__(self, db: PgDatabase) -> None:
         self.db = db
+        self.clicks = PgGroupCommit(db)
 
     def give_up_queued(self) -> int:
-        """Nothing waits in a queue here: each click has its own pooled transaction."""
-        return 0
+        """The group commit's queue, given up (`PgGroupCommit.close`)."""
+        return self.clicks.close()
 
     async def record(
         self,
@@ -49,4 +51,4 @@ class PgAnswerStore:
             post_id=post_id,
             test_run_id=test_run_id,
         )
-        return await record_click(self.db, click)
+        return await self.clicks.submit(click)

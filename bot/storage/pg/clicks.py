@@ -30,9 +30,10 @@ Why locks, and which (READ COMMITTED, no SERIALIZABLE retries):
   click back and it is run once more: its new read sees the winner, and the click is
   answered as the duplicate it is, or scores as the non-first answer it now is.
 
-No group commit (bot/storage/sqlite/group_commit.py): it exists because SQLite has one writer
-and one database thread, so a commit and a thread hand-off per click serialise the bot.
-Here each click has its own pooled connection and the server commits many at once.
+This is a lone click's transaction. Clicks in flight together share one
+(bot/storage/pg/group_commit.py, bot/storage/pg/click_batch.py: the same locks, read and
+writes for a whole batch, in one statement each), and come back here one by one when
+their batch was rolled back.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from bot.storage.pg.db import MIGRATION_LOCK, PgDatabase
 from bot.storage.records import card_values
 from bot.storage.sql import Dialect, Query
 
-__all__ = ["member_lock_key", "record_click"]
+__all__ = ["member_lock_key", "record_click", "record_values"]
 
 #: The click's read in asyncpg's numbered form, once at import (bot/storage/sql.py).
 _READ_POST = Query(BEFORE_POST).compile(Dialect.POSTGRESQL)
@@ -141,9 +142,17 @@ async def apply(
 ) -> int:
     """Write a "recorded" decision and return the member's rank after it, in one
     statement: `tpquiz_record_click` (bot/storage/pg/migrations/0010_click_writes.sql)
-    runs the writes the SQLite path runs (bot/storage/sqlite/clicks.py), in the same order.
-    Every value comes from the decision; None is "none" (no earlier score in a period,
-    no post, no daily streak)."""
+    runs the writes the SQLite path runs (bot/storage/sqlite/clicks.py), in the same order."""
+    rank = await conn.fetchval(_RECORD, *record_values(click, buckets, before, decision))
+    return int(rank)
+
+
+def record_values(
+    click: Click, buckets: Buckets, before: ClickBefore, decision: ClickDecision
+) -> tuple[object, ...]:
+    """The 42 arguments of `tpquiz_record_click` for a "recorded" decision, in order
+    (also one row of a batch: bot/storage/pg/click_batch.py). Every value comes from the
+    decision; None is "none" (no earlier score in a period, no post, no daily streak)."""
     answer, score, card = decision.answer, decision.score, decision.card
     assert answer is not None and score is not None and card is not None
     week, month = decision.week, decision.month
@@ -151,8 +160,7 @@ async def apply(
     (_, week_start), (_, month_start) = buckets
     old, old_week, old_month = before.score, before.week, before.month
     daily = decision.daily
-    rank = await conn.fetchval(
-        _RECORD,
+    return (
         click.guild_id,
         click.user_id,
         click.question.id,
@@ -186,7 +194,6 @@ async def apply(
         daily.streak if daily else None,
         daily.best if daily else None,
     )
-    return int(rank)
 
 
 def _pair(totals: MemberScore | Totals | None) -> tuple[int | None, int | None]:

@@ -68,9 +68,10 @@ class PgStorage(SharedStores):
         on_commit: Callable[[float], None] | None = None,
         on_click_batch: Callable[[int], None] | None = None,
     ) -> None:
-        """Each commit's duration (`PgDatabase.on_commit`), for the metrics. Clicks are
-        never batched here (bot/storage/pg/clicks.py), so `on_click_batch` is not called."""
+        """Each commit's duration (`PgDatabase.on_commit`) and each click batch's size
+        (bot/storage/pg/group_commit.py), for the metrics."""
         self.db.on_commit = on_commit
+        self.answers.clicks.on_batch = on_click_batch
 
     async def close(self) -> None:
         await self.db.close()

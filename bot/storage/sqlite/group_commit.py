@@ -25,12 +25,12 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TypeVar
 
-from bot.storage.errors import WriteFailed
+from bot.storage.click_queue import SHUTTING_DOWN, ClickQueue
 from bot.storage.sqlite.db import Database, storage_fault
 
-__all__ = ["GroupCommit"]
+__all__ = ["SHUTTING_DOWN", "GroupCommit"]
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -38,78 +38,20 @@ R = TypeVar("R")
 #: Enough to share the trip among a big server's burst, small enough that a batch's
 #: transaction stays a few milliseconds and other writers get the lock between batches.
 MAX_BATCH = 64
-#: What a click not written because the bot is stopping says (log, `WriteFailed.reason`).
-SHUTTING_DOWN = "the bot is shutting down"
 
 
-class GroupCommit(Generic[R]):
-    """Runs submitted `work(connection)` functions, batched into shared transactions."""
+class GroupCommit(ClickQueue[Callable[[sqlite3.Connection], R], R]):
+    """Runs submitted `work(connection)` functions, batched into shared transactions.
+
+    The queue, `submit` and `close` are bot/storage/click_queue.py's. A batch already on
+    the database thread cannot be stopped there at shutdown (an SQLite busy wait ignores
+    `interrupt()`): it commits or fails within the busy timeout."""
+
+    closing_reason = "the database took no write in time (another process holding its lock?)"
 
     def __init__(self, db: Database, *, max_batch: int = MAX_BATCH) -> None:
-        if max_batch < 1:
-            raise ValueError("max_batch must be at least 1")
+        super().__init__(max_batch=max_batch)
         self.db = db
-        self.max_batch = max_batch
-        self._queue: list[tuple[Callable[[sqlite3.Connection], R], asyncio.Future[R]]] = []
-        self._writer: asyncio.Task[None] | None = None
-        #: Called with each committed batch's size (metrics, benches, tests).
-        self.on_batch: Callable[[int], None] | None = None
-        self._closing = False
-
-    def queued(self) -> int:
-        """Clicks waiting for a batch (not counting the batch being written)."""
-        return len(self._queue)
-
-    def close(self) -> int:
-        """Take no more clicks and give up those still queued; return how many.
-
-        Called at shutdown once the grace for the handlers in flight is over: until then
-        the writer keeps committing, so a click queued before the shutdown is committed,
-        not dropped with the connection. Each click given up gets `WriteFailed` (nothing
-        of it written), so its handler can still tell the member "not saved". A batch
-        already on the database thread cannot be stopped there (an SQLite busy wait
-        ignores `interrupt()`): it commits or fails within the busy timeout.
-        """
-        self._closing = True
-        given_up, self._queue = self._queue, []
-        for _, future in given_up:
-            if not future.done():
-                future.set_exception(WriteFailed(SHUTTING_DOWN))
-        if given_up:
-            log.warning(
-                "shutdown: %d click(s) not saved: the database took no write in time"
-                " (another process holding its lock?); their members are told to click again",
-                len(given_up),
-            )
-        return len(given_up)
-
-    async def submit(self, work: Callable[[sqlite3.Connection], R]) -> R:
-        """Run `work` in the next batch; its result once that batch has committed.
-
-        If the caller is cancelled while the work is still queued, the work is not run:
-        a click whose interaction expired while it waited (`bot.ui.responses.within_deadline`
-        gives up on it) is not recorded, since its member never sees the result. Once in a
-        batch it runs and commits with the batch; only its result is dropped.
-        """
-        if self._closing:
-            raise WriteFailed(SHUTTING_DOWN)
-        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
-        self._queue.append((work, future))
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._drain(), name="tpquiz-group-commit")
-        return await future
-
-    async def _drain(self) -> None:
-        try:
-            while self._queue:
-                taken = self._queue[: self.max_batch]
-                del self._queue[: self.max_batch]
-                # A click whose caller gave up while it queued is not written (submit).
-                batch = [item for item in taken if not item[1].done()]
-                if batch:
-                    await self._run(batch)
-        finally:
-            self._writer = None
 
     async def _run(
         self, batch: list[tuple[Callable[[sqlite3.Connection], R], asyncio.Future[R]]]

@@ -52,6 +52,7 @@ from bot.storage import problems
 from bot.storage.errors import WriteFailed
 from bot.storage.problems import DatabaseUnusable
 from bot.storage.sqlite import preflight
+from bot.storage.sqlite.checkpoints import SAFETY_NET_PAGES, Checkpointer
 from bot.storage.sqlite.migrate import apply_migration, migration_step, migrations
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "storage_fault"]
@@ -106,6 +107,9 @@ class Database:
         self._identity: tuple[int, int] | None = None
         self._where = path.absolute()
         self._fault: str | None = None
+        #: The WAL's checkpoints, off the click path (bot/storage/sqlite/checkpoints.py);
+        #: None for a read-only or in-memory database.
+        self.checkpointer: Checkpointer | None = None
 
     @property
     def last_write_at(self) -> float | None:
@@ -166,6 +170,9 @@ class Database:
         try:
             await db._open_direct(target, uri=uri, busy_timeout_ms=busy_timeout_ms)
             await db._prepare(readonly=readonly, busy_timeout_ms=busy_timeout_ms)
+            if not readonly and not memory:
+                db.checkpointer = Checkpointer(target, lambda: db._last_write_at)
+                await db.checkpointer.start()
         except BaseException:
             await db._close_all()
             raise
@@ -200,8 +207,12 @@ class Database:
                     raise DatabaseUnusable(problems.schema_too_old_to_read(path, version, newest))
             else:
                 await conn.execute("PRAGMA journal_mode = WAL")
-                for pragma in ("PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"):
-                    await conn.execute(pragma)  # both are per connection
+                for pragma in (
+                    "PRAGMA synchronous = NORMAL",
+                    "PRAGMA foreign_keys = ON",
+                    f"PRAGMA wal_autocheckpoint = {SAFETY_NET_PAGES:d}",
+                ):
+                    await conn.execute(pragma)  # each is per connection
                     await self.call(partial(_execute_on, pragma))
                 await self.migrate()
         except sqlite3.DatabaseError as exc:
@@ -229,6 +240,9 @@ class Database:
             await self._close_all()
 
     async def _close_all(self) -> None:
+        if self.checkpointer is not None:
+            checkpointer, self.checkpointer = self.checkpointer, None
+            await checkpointer.stop()
         with suppress(sqlite3.Error):
             await self.conn.close()
         if self._direct is not None:

@@ -61,17 +61,25 @@ async def test_the_loop_checkpoints_after_a_commit_only(
     monkeypatch.setattr(checkpoints, "INTERVAL_SECONDS", 0.01)
     db = await Database.open(tmp_path / "t.sqlite3")
     try:
-        assert db.checkpointer is not None
-        before = len(db.checkpointer.done)
+        checkpointer = db.checkpointer
+        assert checkpointer is not None
+        ran = asyncio.Event()
+        real = checkpointer.checkpoint
+
+        async def seen() -> tuple[int, int] | None:
+            done = await real()
+            ran.set()
+            return done
+
+        checkpointer.checkpoint = seen  # type: ignore[method-assign]
         await _write(db, 50)
         async with asyncio.timeout(10):
-            while len(db.checkpointer.done) == before:
-                await asyncio.sleep(0.01)
-        ran = len(db.checkpointer.done)
-        # Idle: many intervals pass, no checkpoint runs.
-        for _ in range(20):
-            await asyncio.sleep(0.01)
-        assert len(db.checkpointer.done) == ran
+            await ran.wait()
+        ran.clear()
+        # Idle: twenty intervals pass and no checkpoint runs.
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.2):
+                await ran.wait()
     finally:
         await db.close()
 

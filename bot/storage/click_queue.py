@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Generic, TypeVar
 
 from bot.storage.errors import WriteFailed
@@ -108,3 +108,36 @@ class ClickQueue(Generic[W, R]):
     async def _run(self, batch: list[tuple[W, asyncio.Future[R]]]) -> None:
         """Write `batch` and settle every future of it (a result or an exception)."""
         raise NotImplementedError
+
+    @staticmethod
+    async def _written(
+        batch: list[tuple[W, asyncio.Future[R]]], write: Awaitable[list[R | Exception]]
+    ) -> list[R | Exception] | None:
+        """The outcome of each click of `batch` once `write` is done; None when the whole
+        batch failed (nothing of it saved): then every caller has the batch's exception,
+        or is cancelled when the writer itself is."""
+        try:
+            return await write
+        except Exception as exc:
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            return None
+        except BaseException:
+            for _, future in batch:
+                if not future.done():
+                    future.cancel()
+            raise
+
+    @staticmethod
+    def _settle(
+        batch: list[tuple[W, asyncio.Future[R]]], outcomes: Sequence[R | Exception]
+    ) -> None:
+        """Each caller its click's outcome: a result, or the exception of that click alone."""
+        for (_, future), outcome in zip(batch, outcomes, strict=True):
+            if future.done():
+                continue
+            if isinstance(outcome, Exception):
+                future.set_exception(outcome)
+            else:
+                future.set_result(outcome)

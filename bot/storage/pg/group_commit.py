@@ -78,30 +78,13 @@ class PgGroupCommit(ClickQueue[Click, "AnswerResult | None"]):
 
     async def _run(self, batch: list[_Item]) -> None:
         clicks = [click for click, _ in batch]
-        try:
-            if len(clicks) == 1:
-                outcomes = await self._one_by_one(clicks)
-            else:
-                outcomes = await self._together(clicks)
-        except Exception as exc:  # the server or the connection: nothing of it saved
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        except BaseException:
-            for _, future in batch:
-                if not future.done():
-                    future.cancel()
-            raise
+        write = self._one_by_one(clicks) if len(clicks) == 1 else self._together(clicks)
+        outcomes = await self._written(batch, write)
+        if outcomes is None:
+            return  # the server or the connection failed: nothing of it saved
         if self.on_batch is not None and not all(isinstance(o, Exception) for o in outcomes):
             self.on_batch(len(batch))
-        for (_, future), outcome in zip(batch, outcomes, strict=True):
-            if future.done():
-                continue
-            if isinstance(outcome, Exception):
-                future.set_exception(outcome)
-            else:
-                future.set_result(outcome)
+        self._settle(batch, outcomes)
 
     async def _together(self, clicks: list[Click]) -> list[Outcome]:
         try:

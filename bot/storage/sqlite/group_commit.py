@@ -57,36 +57,21 @@ class GroupCommit(ClickQueue[Callable[[sqlite3.Connection], R], R]):
         self, batch: list[tuple[Callable[[sqlite3.Connection], R], asyncio.Future[R]]]
     ) -> None:
         works = [work for work, _ in batch]
-        try:
-            outcomes = await self.db.run_transaction(lambda conn: _each(conn, works))
-        except Exception as exc:  # nothing of the batch was saved
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        except BaseException:
-            for _, future in batch:
-                if not future.done():
-                    future.cancel()
-            raise
+        write = self.db.run_transaction(lambda conn: _each(conn, works))
+        outcomes = await self._written(batch, write)
+        if outcomes is None:
+            return  # nothing of the batch was saved
         if self.on_batch is not None:
             self.on_batch(len(batch))
-        for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
-            if future.done():
-                continue
-            if ok:
-                future.set_result(value)  # type: ignore[arg-type]
-            else:
-                assert isinstance(value, BaseException)
-                future.set_exception(value)
+        self._settle(batch, outcomes)
 
 
 def _each(
     conn: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], R]]
-) -> list[tuple[bool, R | BaseException]]:
+) -> list[R | Exception]:
     """Every work in its own savepoint, on the database thread, inside the batch's
-    transaction; (True, result) or (False, exception) for each."""
-    outcomes: list[tuple[bool, R | BaseException]] = []
+    transaction; its result, or the exception that rolled it back alone, for each."""
+    outcomes: list[R | Exception] = []
     for work in works:
         conn.execute("SAVEPOINT click")
         try:
@@ -97,8 +82,8 @@ def _each(
             conn.execute("ROLLBACK TO click")
             conn.execute("RELEASE click")
             log.debug("a click was rolled back alone: %r", exc)  # its caller reports it
-            outcomes.append((False, exc))
+            outcomes.append(exc)
         else:
             conn.execute("RELEASE click")
-            outcomes.append((True, result))
+            outcomes.append(result)
     return outcomes
